@@ -1,0 +1,220 @@
+/**
+ * The authorization code grant with refresh tokens (RFC 6749 §4.1, §6): user-scoped tokens.
+ *
+ * @since 0.1.0
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { ENV, normalizeScope, optionOrEnv, secretValue } from "./internal/config.js"
+import * as Provider from "./internal/provider.js"
+import { AuthenticationError, ConfigurationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
+import { TokenInfo } from "./TokenInfo.js"
+import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
+
+/**
+ * The options of `ClientCredentials`, plus the redirect URI (`SERVICE_SDK_REDIRECT_URI`) and a refresh token to start
+ * from (for programs that stored one).
+ *
+ * @since 0.1.0
+ */
+export interface Options extends Provider.ProviderOptions {
+  readonly redirectUri?: string | undefined
+  readonly refreshToken?: string | Redacted.Redacted<string> | undefined
+}
+
+/**
+ * @since 0.1.0
+ */
+export interface AuthorizationUrlOptions {
+  readonly state?: string | undefined
+  /** Overrides the provider's scope for this authorization. */
+  readonly scope?: string | ReadonlyArray<string> | undefined
+  /** Ask the user to approve again even if they already did. */
+  readonly showDialog?: boolean | undefined
+}
+
+/**
+ * @since 0.1.0
+ */
+export interface AuthorizationCodeService extends TokenProviderService {
+  /** `{authUrl}/authorize?response_type=code&client_id=..&redirect_uri=..[&scope=..][&state=..][&show_dialog=true]` */
+  readonly getAuthorizationUrl: (options?: AuthorizationUrlOptions) => string
+  /** Exchanges a code from the redirect for tokens, and caches them. */
+  readonly exchangeCode: (
+    code: string
+  ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError | TokenCacheError>
+  /** The redirect URI the provider was configured with, if any. */
+  readonly redirectUri: string | undefined
+}
+
+const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
+  new AuthenticationError({ message, payload })
+
+/**
+ * The code from the URL the authorization server redirected to (RFC 6749 §4.1.2). Accepts a full URL or a bare query
+ * string. Rules, in order: an `error` parameter fails (§4.1.2.1); no `code` fails; when `expectedState` is given, a
+ * missing or different `state` fails (§10.12, CSRF).
+ *
+ * @since 0.1.0
+ */
+export const parseResponseUrl = (
+  url: string,
+  options: { readonly expectedState?: string | undefined } = {}
+): Effect.Effect<string, AuthenticationError> => {
+  const query = (() => {
+    const trimmed = url.trim()
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
+      try {
+        return new URL(trimmed).searchParams
+      } catch {
+        return undefined
+      }
+    }
+    return new URLSearchParams(trimmed.startsWith("?") ? trimmed.slice(1) : trimmed)
+  })()
+  if (query === undefined) return Effect.fail(authFailure("the authorization response is not a valid URL"))
+  const error = query.get("error")
+  if (error !== null) {
+    const description = query.get("error_description")
+    return Effect.fail(
+      authFailure(`authorization failed: ${error}${description ? ` (${description})` : ""}`, {
+        error,
+        ...(description !== null ? { error_description: description } : {})
+      })
+    )
+  }
+  const code = query.get("code")
+  if (code === null || code === "") {
+    return Effect.fail(authFailure("the authorization response has no code"))
+  }
+  if (options.expectedState !== undefined && query.get("state") !== options.expectedState) {
+    return Effect.fail(
+      authFailure(
+        query.get("state") === null
+          ? "the authorization response has no state (expected one): possible CSRF"
+          : "the authorization response's state does not match the one sent: possible CSRF"
+      )
+    )
+  }
+  return Effect.succeed(code)
+}
+
+/**
+ * @since 0.1.0
+ */
+export const make = (
+  options: Options = {}
+): Effect.Effect<AuthorizationCodeService, ConfigurationError, HttpClient.HttpClient> =>
+  Effect.gen(function* () {
+    const resolved = yield* Provider.resolve(options)
+    const redirectUri = Option.getOrUndefined(yield* optionOrEnv(options.redirectUri, ENV.redirectUri))
+    if (redirectUri !== undefined && !URL.canParse(redirectUri)) {
+      return yield* new ConfigurationError({ message: `redirectUri is not a valid URL: ${JSON.stringify(redirectUri)}` })
+    }
+    const bootstrap = secretValue(options.refreshToken)
+    const initialRefreshToken = bootstrap ? Redacted.make(bootstrap) : undefined
+
+    // RFC 6749 §6: refresh with the newest refresh token; a response without one keeps it.
+    const refresh = (current: Option.Option<TokenInfo>) => {
+      const refreshToken = Option.match(current, {
+        onNone: () => initialRefreshToken,
+        onSome: (token) => token.refreshToken ?? initialRefreshToken
+      })
+      if (refreshToken === undefined) {
+        return Effect.fail(authFailure("no token: call exchangeCode first (or pass a refreshToken)"))
+      }
+      return Effect.map(
+        resolved.endpoint({ grant_type: "refresh_token", refresh_token: refreshToken }),
+        (token) =>
+          new TokenInfo({
+            accessToken: token.accessToken,
+            expiresAt: token.expiresAt,
+            refreshToken: token.refreshToken ?? refreshToken,
+            scope: token.scope ?? Option.getOrUndefined(Option.flatMapNullable(current, (t) => t.scope))
+          })
+      )
+    }
+    const { service, store } = yield* Provider.makeService("AuthorizationCode", resolved, refresh)
+
+    const getAuthorizationUrl = (urlOptions: AuthorizationUrlOptions = {}) => {
+      const params = new URLSearchParams({ response_type: "code", client_id: resolved.clientId })
+      if (redirectUri !== undefined) params.set("redirect_uri", redirectUri)
+      const scope = urlOptions.scope !== undefined ? normalizeScope(urlOptions.scope) : resolved.scope
+      if (scope !== undefined) params.set("scope", scope)
+      if (urlOptions.state !== undefined && urlOptions.state !== "") params.set("state", urlOptions.state)
+      if (urlOptions.showDialog === true) params.set("show_dialog", "true")
+      return `${resolved.authUrl}/authorize?${params.toString()}`
+    }
+
+    const exchangeCode = Effect.fn("AuthorizationCode.exchangeCode")(function* (code: string) {
+      if (code.trim() === "") return yield* new ConfigurationError({ message: "the authorization code is empty" })
+      if (redirectUri === undefined) {
+        return yield* new ConfigurationError({
+          message: `missing redirectUri: pass the \`redirectUri\` option or set ${ENV.redirectUri}`
+        })
+      }
+      const token = yield* resolved.endpoint({
+        grant_type: "authorization_code",
+        code: Redacted.make(code.trim()),
+        redirect_uri: redirectUri
+      })
+      if (token.refreshToken === undefined) {
+        return yield* authFailure("the code exchange returned no refresh_token", {
+          error: "invalid_token_response",
+          error_description: "missing refresh_token"
+        })
+      }
+      yield* store(token)
+      yield* Effect.logDebug("AuthorizationCode: code exchanged for tokens")
+      return token
+    })
+
+    const authorizationCode: AuthorizationCodeService = Object.assign(service, {
+      getAuthorizationUrl,
+      exchangeCode,
+      redirectUri
+    })
+    return authorizationCode
+  })
+
+/**
+ * The provider and the tag it stands under. `layer` supplies it as both `AuthorizationCode` and `TokenProvider`.
+ *
+ * @since 0.1.0
+ */
+export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCode")<
+  AuthorizationCode,
+  AuthorizationCodeService
+>() {
+  /** @since 0.1.0 */
+  static readonly make = make
+  /** @since 0.1.0 */
+  static readonly parseResponseUrl = parseResponseUrl
+  /** @since 0.1.0 */
+  static layer(
+    options: Options = {}
+  ): Layer.Layer<AuthorizationCode | TokenProvider, ConfigurationError, HttpClient.HttpClient> {
+    return Layer.effectContext(
+      Effect.map(make(options), (service) =>
+        Context.make(AuthorizationCode, service).pipe(Context.add(TokenProvider, service))
+      )
+    )
+  }
+}
+
+/**
+ * @since 0.1.0
+ */
+export declare namespace AuthorizationCode {
+  /** @since 0.1.0 */
+  export type Service = AuthorizationCodeService
+}
+
+/**
+ * @since 0.1.0
+ */
+export const layer = AuthorizationCode.layer

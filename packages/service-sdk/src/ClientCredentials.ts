@@ -1,0 +1,39 @@
+/**
+ * The client credentials grant (RFC 6749 §4.4): app-only tokens, no refresh token, renewed by asking again.
+ *
+ * @since 0.1.0
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Provider from "./internal/provider.js"
+import type { ConfigurationError } from "./ServiceError.js"
+import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
+
+/**
+ * `clientId`/`clientSecret` fall back to `SERVICE_SDK_CLIENT_ID`/`SERVICE_SDK_CLIENT_SECRET`, `authUrl` to
+ * `SERVICE_SDK_AUTH_URL` and then `https://accounts.service.example`.
+ *
+ * @since 0.1.0
+ */
+export interface Options extends Provider.ProviderOptions {}
+
+/**
+ * @since 0.1.0
+ */
+export const make = (
+  options: Options = {}
+): Effect.Effect<TokenProviderService, ConfigurationError, HttpClient.HttpClient> =>
+  Effect.gen(function* () {
+    const resolved = yield* Provider.resolve(options)
+    const { service } = yield* Provider.makeService("ClientCredentials", resolved, () =>
+      resolved.endpoint({ grant_type: "client_credentials", scope: resolved.scope })
+    )
+    return service
+  })
+
+/**
+ * @since 0.1.0
+ */
+export const layer = (options: Options = {}): Layer.Layer<TokenProvider, ConfigurationError, HttpClient.HttpClient> =>
+  Layer.effect(TokenProvider, make(options))

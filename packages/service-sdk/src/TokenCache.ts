@@ -1,0 +1,102 @@
+/**
+ * Where providers keep their token: in memory (the default), in a file (command-line use), or in a shared store such
+ * as Redis (see `@service-sdk/redis`) whose `withLock` makes renewal single-flight across processes.
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import { describeCause, safeCause } from "./internal/redact.js"
+import { TokenCacheError } from "./ServiceError.js"
+import { TokenInfo } from "./TokenInfo.js"
+
+/**
+ * @since 0.1.0
+ */
+export interface TokenCache {
+  readonly get: Effect.Effect<Option.Option<TokenInfo>, TokenCacheError>
+  readonly set: (token: TokenInfo) => Effect.Effect<void, TokenCacheError>
+  /** Runs `self` while holding a lock shared by every process using this cache (cross-process single flight). */
+  readonly withLock?: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | TokenCacheError, R>
+}
+
+/**
+ * The default cache: a `Ref` in this process.
+ *
+ * @since 0.1.0
+ */
+export const memory = (initial?: TokenInfo): Effect.Effect<TokenCache> =>
+  Effect.map(Ref.make(Option.fromNullable(initial)), (ref) => ({
+    get: Ref.get(ref),
+    set: (token) => Ref.set(ref, Option.some(token))
+  }))
+
+const decodeEntry = Schema.decodeUnknownOption(TokenInfo)
+
+/**
+ * Reads a cache entry leniently: anything but an object with a string `access_token` and a numeric `expires_at`
+ * is none; an ill-typed optional field reads as absent.
+ *
+ * @since 0.1.0
+ */
+export const decodeJson = (text: string): Option.Option<TokenInfo> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return Option.none()
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return Option.none()
+  const { refresh_token, scope, ...required } = json as Record<string, unknown>
+  return decodeEntry({
+    ...required,
+    ...(typeof refresh_token === "string" && refresh_token !== "" ? { refresh_token } : {}),
+    ...(typeof scope === "string" ? { scope } : {})
+  })
+}
+
+const encodeEntry = Schema.encodeSync(TokenInfo)
+
+/**
+ * The JSON text a shared cache stores: `{ access_token, expires_at, refresh_token?, scope? }`.
+ *
+ * @since 0.1.0
+ */
+export const encodeJson = (token: TokenInfo): string => JSON.stringify(encodeEntry(token))
+
+/**
+ * A cache in a JSON file, for command-line tools. Writes are atomic (a temp file renamed over the target) with mode
+ * 0600 in a parent directory it creates (0700); a missing, unreadable or invalid file reads as none.
+ *
+ * @since 0.1.0
+ */
+export const file = (path: string): Effect.Effect<TokenCache, never, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) || "/" : "."
+    const get = fs.readFileString(path).pipe(
+      Effect.map(decodeJson),
+      Effect.orElseSucceed(() => Option.none<TokenInfo>())
+    )
+    const set = (token: TokenInfo) =>
+      Effect.gen(function* () {
+        yield* fs.makeDirectory(dir, { recursive: true, mode: 0o700 })
+        const tmp = `${path}.${(yield* Effect.random.pipe(Effect.flatMap((r) => r.nextIntBetween(0, 2 ** 31)))).toString(36)}.tmp`
+        yield* fs.writeFileString(tmp, encodeJson(token), { mode: 0o600 })
+        yield* fs.chmod(tmp, 0o600)
+        yield* fs.rename(tmp, path).pipe(Effect.tapError(() => fs.remove(tmp).pipe(Effect.ignore)))
+      }).pipe(
+        Effect.mapError(
+          (cause) =>
+          new TokenCacheError({
+            message: `cannot write the token cache file ${path}: ${describeCause(cause)}`,
+            cause: safeCause(cause)
+          })
+        )
+      )
+    return { get, set } satisfies TokenCache
+  })
+

@@ -1,0 +1,77 @@
+/**
+ * What both providers share: resolving their options (explicit, then environment, then defaults), binding the
+ * token endpoint to the `HttpClient`, and wiring the single flight into a `TokenProvider` service.
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import type { AuthenticationError, TransportError } from "../ServiceError.js"
+import * as TokenCache from "../TokenCache.js"
+import type { TokenInfo } from "../TokenInfo.js"
+import type { TokenProviderService } from "../TokenProvider.js"
+import { normalizeScope, positiveDuration, resolveCredentials, resolveUrl, retryCount } from "./config.js"
+import * as SingleFlight from "./singleFlight.js"
+import * as TokenEndpoint from "./tokenEndpoint.js"
+
+/** The options both providers take. */
+export interface ProviderOptions {
+  readonly clientId?: string | undefined
+  readonly clientSecret?: string | Redacted.Redacted<string> | undefined
+  readonly scope?: string | ReadonlyArray<string> | undefined
+  readonly authUrl?: string | undefined
+  readonly tokenCache?: TokenCache.TokenCache | undefined
+  /** Per attempt (default 30 s). */
+  readonly timeout?: Duration.DurationInput | undefined
+  /** Retries after the first attempt (default 3). */
+  readonly maxRetries?: number | undefined
+  /** A token is renewed this long before it expires (default 30 s). */
+  readonly skew?: Duration.DurationInput | undefined
+}
+
+export interface ResolvedProvider {
+  readonly authUrl: string
+  readonly clientId: string
+  readonly scope: string | undefined
+  readonly cache: TokenCache.TokenCache
+  readonly skew: Duration.Duration
+  readonly endpoint: TokenEndpoint.TokenEndpoint
+}
+
+export const resolve = (options: ProviderOptions) =>
+  Effect.gen(function* () {
+    const { clientId, clientSecret } = yield* resolveCredentials(options)
+    const authUrl = yield* resolveUrl(options.authUrl, "authUrl")
+    const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")
+    const maxRetries = yield* retryCount(options.maxRetries)
+    const skew = yield* positiveDuration(options.skew, "30 seconds", "skew")
+    const httpClient = yield* HttpClient.HttpClient
+    const cache = options.tokenCache ?? (yield* TokenCache.memory())
+    const endpoint = TokenEndpoint.make({ authUrl, clientId, clientSecret, timeout, maxRetries }, httpClient)
+    return { authUrl, clientId, scope: normalizeScope(options.scope), cache, skew, endpoint } satisfies ResolvedProvider
+  })
+
+/** The hidden synchronous read of a provider's cached token (see {@link SingleFlight.SingleFlight.peek}). */
+export const PeekSymbol: unique symbol = Symbol.for("service-sdk/TokenProvider/peek")
+
+/** A provider's cached token without running an Effect, when it is still valid and the provider can tell. */
+export const peek = (provider: TokenProviderService): Redacted.Redacted<string> | undefined =>
+  (provider as { readonly [PeekSymbol]?: () => Redacted.Redacted<string> | undefined })[PeekSymbol]?.()
+
+/** A `TokenProvider` service on the shared single flight. */
+export const makeService = (
+  name: string,
+  resolved: ResolvedProvider,
+  renew: (current: Option.Option<TokenInfo>) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
+) =>
+  Effect.gen(function* () {
+    const clock = yield* Effect.clock
+    const flight = yield* SingleFlight.make({ name, cache: resolved.cache, skew: resolved.skew, clock, renew })
+    const service: TokenProviderService = {
+      getAccessToken: flight.getAccessToken,
+      forceRefresh: flight.forceRefresh
+    }
+    Object.defineProperty(service, PeekSymbol, { value: flight.peek, enumerable: false })
+    return { service, store: flight.store }
+  })

@@ -1,0 +1,127 @@
+/**
+ * The single flight, shared by every provider: a `Ref`-held memo of the last token seen, a `Semaphore` so that
+ * concurrent callers on a stale token cause exactly one renewal, and the shared {@link TokenCache} re-read under the
+ * lock (and under the cache's own cross-process lock, when it has one).
+ */
+import type * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as MutableRef from "effect/MutableRef"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import type { AuthenticationError, TokenCacheError, TransportError } from "../ServiceError.js"
+import type { TokenCache } from "../TokenCache.js"
+import type { TokenInfo } from "../TokenInfo.js"
+
+export type TokenFailure = AuthenticationError | TransportError | TokenCacheError
+
+/** A cached token with the instant (epoch ms) from which it is no longer served: `expiresAt - skew`. */
+interface Entry {
+  readonly token: TokenInfo
+  readonly staleAt: number
+}
+
+export interface SingleFlight {
+  /** The cached token while `now < expiresAt - skew`, else one renewal shared by every concurrent caller. */
+  readonly getAccessToken: Effect.Effect<Redacted.Redacted<string>, TokenFailure>
+  /** A token other than `rejected`: the cached one when another fiber already replaced it, else a renewal. */
+  readonly forceRefresh: (rejected: Redacted.Redacted<string>) => Effect.Effect<Redacted.Redacted<string>, TokenFailure>
+  /** Stores a token obtained elsewhere (a code exchange), under the lock. */
+  readonly store: (token: TokenInfo) => Effect.Effect<void, TokenCacheError>
+  /** The still-valid cached token, read synchronously without running an Effect (the Promise facade's fast path). */
+  readonly peek: () => Redacted.Redacted<string> | undefined
+}
+
+/** Reads a Ref without running an Effect. A `Ref` is a `MutableRef` behind `Ref.get`; fall back to running it. */
+const readNow = <A>(ref: Ref.Ref<A>): A => {
+  const cell = (ref as unknown as { readonly ref?: MutableRef.MutableRef<A> }).ref
+  return typeof cell === "object" && cell !== null && Symbol.for("effect/MutableRef") in cell ? MutableRef.get(cell) : Effect.runSync(Ref.get(ref))
+}
+
+export const make = (options: {
+  /** Span and log prefix, e.g. "ClientCredentials". */
+  readonly name: string
+  readonly cache: TokenCache
+  readonly skew: Duration.Duration
+  readonly clock: Clock.Clock
+  /** Obtains a new token; `current` is the newest token known (its refresh token, for the refresh grant). */
+  readonly renew: (current: Option.Option<TokenInfo>) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
+}): Effect.Effect<SingleFlight> =>
+  Effect.gen(function* () {
+    const { cache, clock, name, renew } = options
+    const skewMillis = Duration.toMillis(options.skew)
+    const memo = yield* Ref.make(Option.none<Entry>())
+    const lock = yield* Effect.makeSemaphore(1)
+
+    const remember = (token: TokenInfo) => Ref.set(memo, Option.some({ token, staleAt: token.expiresAt * 1000 - skewMillis }))
+    const isFresh = (entry: Entry, now: number) => now < entry.staleAt
+
+    /** Stores a new token: in the memo first, so a failing cache backend loses nothing in this process. */
+    const store = (token: TokenInfo) => Effect.zipRight(remember(token), cache.set(token))
+
+    /** The shared cache's entry, remembered unless the memo already holds a newer token. */
+    const readCache = Effect.tap(cache.get, (found) =>
+      Option.isSome(found) && !Option.exists(readNow(memo), (entry) => entry.token.expiresAt > found.value.expiresAt)
+        ? remember(found.value)
+        : Effect.void
+    )
+
+    /**
+     * Under the lock: the memo, then the shared cache, then (inside the cache's cross-process lock) the cache once
+     * more and at last a renewal. `usable` says whether a cached token will do.
+     */
+    const obtain = (usable: (token: TokenInfo) => boolean) =>
+      lock.withPermits(1)(
+        Effect.gen(function* () {
+          const usableNow = (entry: Option.Option<Entry>) =>
+            Effect.map(clock.currentTimeMillis, (now) =>
+              Option.filter(entry, (found) => isFresh(found, now) && usable(found.token))
+            )
+          const memoized = yield* usableNow(yield* Ref.get(memo))
+          if (Option.isSome(memoized)) return memoized.value.token.accessToken
+          const fromCache = yield* readCache
+          const cached = yield* usableNow(yield* Ref.get(memo))
+          if (Option.isSome(cached)) return cached.value.token.accessToken
+
+          const renewal = Effect.gen(function* () {
+            const latest = cache.withLock === undefined ? fromCache : yield* readCache
+            if (cache.withLock !== undefined) {
+              const shared = yield* usableNow(yield* Ref.get(memo))
+              if (Option.isSome(shared)) return shared.value.token.accessToken
+            }
+            const current = Option.orElse(latest, () => Option.map(readNow(memo), (entry) => entry.token))
+            const token = yield* renew(current)
+            const now = yield* clock.currentTimeMillis
+            yield* Effect.logDebug(`${name}: token renewed, expires in ${Math.round(token.expiresAt - now / 1000)} s`)
+            yield* store(token)
+            return token.accessToken
+          })
+          return yield* cache.withLock === undefined ? renewal : cache.withLock(renewal)
+        })
+      )
+
+    const renewStale = obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`))
+
+    const getAccessToken: Effect.Effect<Redacted.Redacted<string>, TokenFailure> = Effect.flatMap(
+      Ref.get(memo),
+      (entry) =>
+        Effect.flatMap(clock.currentTimeMillis, (now) =>
+          Option.isSome(entry) && isFresh(entry.value, now) ? Effect.succeed(entry.value.token.accessToken) : renewStale
+        )
+    )
+
+    const forceRefresh = (rejected: Redacted.Redacted<string>) =>
+      obtain((token) => Redacted.value(token.accessToken) !== Redacted.value(rejected)).pipe(
+        Effect.withSpan(`${name}.forceRefresh`)
+      )
+
+    const peek = () => {
+      const entry = readNow(memo)
+      return Option.isSome(entry) && isFresh(entry.value, clock.unsafeCurrentTimeMillis())
+        ? entry.value.token.accessToken
+        : undefined
+    }
+
+    return { getAccessToken, forceRefresh, store: (token) => lock.withPermits(1)(store(token)), peek }
+  })

@@ -1,0 +1,214 @@
+/**
+ * The token-endpoint exchange (RFC 6749 §3.2), shared by every grant: client authentication, the form body, one
+ * timed attempt, the retry policy, and the Schema decoding of the answer into a {@link TokenInfo}.
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { AuthenticationError, type ErrorPayload, TransportError } from "../ServiceError.js"
+import { TokenInfo } from "../TokenInfo.js"
+import { describeCause, safeCause } from "./redact.js"
+import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
+
+export type Grant =
+  | { readonly grant_type: "client_credentials"; readonly scope?: string | undefined }
+  | { readonly grant_type: "authorization_code"; readonly code: Redacted.Redacted<string>; readonly redirect_uri: string }
+  | {
+      readonly grant_type: "refresh_token"
+      readonly refresh_token: Redacted.Redacted<string>
+      readonly scope?: string | undefined
+    }
+
+export interface TokenEndpointConfig {
+  readonly authUrl: string
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+  readonly timeout: Duration.Duration
+  readonly maxRetries: number
+}
+
+/** A token endpoint bound to its configuration: one call per grant, retried by the shared policy. */
+export type TokenEndpoint = (grant: Grant) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
+
+/** The longest `Retry-After` a token call waits for; longer answers fail at once with TransportError. */
+const MAX_TOKEN_RETRY_AFTER = Duration.seconds(60)
+
+/** RFC 6749 §2.3.1: client id and secret are form-encoded before they are joined and base64-encoded. */
+export const clientAuthorization = (clientId: string, clientSecret: Redacted.Redacted<string>): string => {
+  const formEncode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2)
+  const credentials = `${formEncode(clientId)}:${formEncode(Redacted.value(clientSecret))}`
+  return `Basic ${Buffer.from(credentials, "utf8").toString("base64")}`
+}
+
+/** The form parameters of a grant (RFC 6749 §4.1.3, §4.4.2, §6); no parameter is sent empty. */
+export const grantParameters = (grant: Grant): Record<string, string> => {
+  const params: Record<string, string> = { grant_type: grant.grant_type }
+  switch (grant.grant_type) {
+    case "client_credentials":
+      if (grant.scope) params.scope = grant.scope
+      break
+    case "authorization_code":
+      params.code = Redacted.value(grant.code)
+      params.redirect_uri = grant.redirect_uri
+      break
+    case "refresh_token":
+      params.refresh_token = Redacted.value(grant.refresh_token)
+      if (grant.scope) params.scope = grant.scope
+      break
+  }
+  return params
+}
+
+/** RFC 6749 §5.1, with `expires_in` required: a token without a lifetime cannot be renewed on time. */
+const TokenResponse = Schema.Struct({
+  access_token: Schema.NonEmptyString,
+  token_type: Schema.optional(Schema.NullOr(Schema.String)),
+  expires_in: Schema.Number.pipe(Schema.finite(), Schema.nonNegative()),
+  refresh_token: Schema.optional(Schema.NullOr(Schema.String)),
+  scope: Schema.optional(Schema.NullOr(Schema.String))
+})
+const decodeTokenResponse = Schema.decodeUnknownEither(TokenResponse)
+
+/** RFC 6749 §5.2; only the standard string fields are kept. */
+const oauthErrorPayload = (body: unknown): ErrorPayload | undefined => {
+  if (typeof body !== "object" || body === null || !("error" in body) || typeof body.error !== "string") {
+    return undefined
+  }
+  const text = (key: string) => {
+    const value = (body as Record<string, unknown>)[key]
+    return typeof value === "string" ? value : undefined
+  }
+  return {
+    error: body.error,
+    ...(text("error_description") !== undefined ? { error_description: text("error_description") } : {}),
+    ...(text("error_uri") !== undefined ? { error_uri: text("error_uri") } : {})
+  }
+}
+
+const parseJson = (text: string): Option.Option<unknown> => {
+  try {
+    return Option.some(JSON.parse(text))
+  } catch {
+    return Option.none()
+  }
+}
+
+/** Which fields of a token response are wrong, without echoing any value (one of them may be the token). */
+const describeIssues = (error: ParseResult.ParseError): string => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const fields = [...new Set(issues.map((issue) => (issue.path.length === 0 ? "body" : issue.path.join("."))))]
+  return `invalid or missing ${fields.join(", ")}`
+}
+
+const malformed = (status: number, description: string) =>
+  new AuthenticationError({
+    message: `malformed token response (${status}): ${description}`,
+    status,
+    payload: { error: "invalid_token_response", error_description: description }
+  })
+
+const rejected = (status: number, payload: ErrorPayload | undefined) =>
+  new AuthenticationError({
+    message:
+      payload === undefined
+        ? `token endpoint rejected the request (${status})`
+        : `token endpoint rejected the request (${status} ${payload.error}${payload.error_description ? `: ${payload.error_description}` : ""})`,
+    status,
+    payload
+  })
+
+/** Turns one token-endpoint answer into a token, a final error, or a {@link Retryable} one. */
+const interpret = (
+  response: HttpClientResponse.HttpClientResponse,
+  text: string,
+  requestedScope: string | undefined
+): Effect.Effect<TokenInfo, AuthenticationError | TransportError | Retryable<TransportError>> =>
+  Effect.gen(function* () {
+    const status = response.status
+    const body = parseJson(text)
+    if (status >= 200 && status < 300) {
+      if (Option.isNone(body)) return yield* malformed(status, "the body is not JSON")
+      const decoded = decodeTokenResponse(body.value)
+      if (decoded._tag === "Left") return yield* malformed(status, describeIssues(decoded.left))
+      const token = decoded.right
+      if (token.token_type != null && token.token_type.toLowerCase() !== "bearer") {
+        return yield* malformed(status, `unsupported token_type ${JSON.stringify(token.token_type)}`)
+      }
+      const now = yield* Clock.currentTimeMillis
+      const scope = token.scope ?? requestedScope
+      return new TokenInfo({
+        accessToken: Redacted.make(token.access_token),
+        expiresAt: now / 1000 + token.expires_in,
+        refreshToken: token.refresh_token ? Redacted.make(token.refresh_token) : undefined,
+        scope: scope ?? undefined
+      })
+    }
+    if (status === 429 || status >= 500) {
+      const retryAfter = status === 429 || status === 503 ? yield* parseRetryAfter(response.headers["retry-after"]) : Option.none()
+      const waitTooLong = Option.exists(retryAfter, (wait) => Duration.greaterThan(wait, MAX_TOKEN_RETRY_AFTER))
+      const error = new TransportError({
+        message: waitTooLong
+          ? `token endpoint answered ${status} and asked to retry after ${Duration.format(Option.getOrThrow(retryAfter))}`
+          : `token endpoint answered ${status}`,
+        status
+      })
+      return yield* waitTooLong ? Effect.fail(error) : Effect.fail(new Retryable(error, retryAfter))
+    }
+    return yield* rejected(status, Option.getOrUndefined(Option.map(body, oauthErrorPayload)))
+  })
+
+/** Binds the exchange to a configuration and an `HttpClient`. */
+export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpClient): TokenEndpoint => {
+  const url = `${config.authUrl}/api/token`
+  const authorization = clientAuthorization(config.clientId, config.clientSecret)
+  return (grant) => {
+    const request = HttpClientRequest.post(url).pipe(
+      HttpClientRequest.setHeaders({ authorization, accept: "application/json" }),
+      HttpClientRequest.bodyUrlParams(grantParameters(grant))
+    )
+    const requestedScope = grant.grant_type === "authorization_code" ? undefined : grant.scope
+    const attempt = httpClient.execute(request).pipe(
+      Effect.flatMap((response) =>
+        Effect.flatMap(response.text, (text) => interpret(response, text, requestedScope))
+      ),
+      Effect.catchTags({
+        RequestError: (cause) =>
+          Effect.fail(
+            new Retryable(
+              new TransportError({ message: `cannot reach the token endpoint ${url}: ${describeCause(cause)}`, cause: safeCause(cause) })
+            )
+          ),
+        ResponseError: (cause) =>
+          Effect.fail(
+            new Retryable(
+              new TransportError({
+                message: `the token endpoint's answer broke off: ${describeCause(cause)}`,
+                status: cause.response.status,
+                cause: safeCause(cause)
+              })
+            )
+          )
+      }),
+      Effect.timeoutFail({
+        duration: config.timeout,
+        onTimeout: () =>
+          new Retryable(new TransportError({ message: `token request to ${url} timed out after ${Duration.format(config.timeout)}` }))
+      }),
+      Effect.tapError((failure) =>
+        Effect.logDebug(
+          failure instanceof Retryable ? `token request failed, may retry: ${failure.error.message}` : `token request failed: ${failure.message}`
+        )
+      )
+    )
+    return withRetries(attempt, config.maxRetries).pipe(
+      Effect.withSpan("TokenEndpoint.request", { attributes: { "oauth.grant_type": grant.grant_type } })
+    )
+  }
+}
