@@ -1,0 +1,127 @@
+/**
+ * The providers for plain code: Promise methods over the same Effect providers.
+ */
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as AuthorizationCodeModule from "../../AuthorizationCode.js"
+import * as ClientCredentials from "../../ClientCredentials.js"
+import type { ConfigurationError } from "../../ServiceError.js"
+import type * as TokenCache from "../../TokenCache.js"
+import type { TokenInfo } from "../../TokenInfo.js"
+import { TokenProvider, type TokenProviderService } from "../../TokenProvider.js"
+import * as Provider from "../provider.js"
+import * as Runtime from "./runtime.js"
+
+/**
+ * The options of the Effect providers, with a plain Promise cache allowed too.
+ *
+ * @since 0.1.0
+ */
+export type AsyncOptions<O extends { readonly tokenCache?: unknown }> = Omit<O, "tokenCache"> &
+  Runtime.FacadeOptions & {
+    readonly tokenCache?: TokenCache.TokenCache | Runtime.PromiseTokenCache | undefined
+  }
+
+/** What every Promise provider shares: the runtime, the service, and the cached-token fast path. */
+export abstract class AsyncTokenProvider<R = TokenProvider> {
+  /** @internal */
+  readonly runtime: Runtime.FacadeRuntime<R | TokenProvider>
+  /** @internal */
+  readonly service: TokenProviderService
+  #inflight: Promise<string> | undefined
+
+  protected constructor(name: string, layer: Layer.Layer<R | TokenProvider, ConfigurationError>) {
+    this.runtime = new Runtime.FacadeRuntime(name, layer)
+    this.service = this.runtime.runSync(TokenProvider)
+  }
+
+  /**
+   * A valid access token. A still-valid cached token is served without running an Effect; concurrent callers on a
+   * stale one share one Promise (and the provider's single flight makes one token request).
+   */
+  getAccessToken(): Promise<string> {
+    const cached = Provider.peek(this.service)
+    if (cached !== undefined && !this.runtime.closed) return Promise.resolve(Redacted.value(cached))
+    if (this.#inflight !== undefined) return this.#inflight
+    const inflight = this.runtime.run(this.service.getAccessToken).then(Redacted.value)
+    this.#inflight = inflight
+    const clear = () => {
+      if (this.#inflight === inflight) this.#inflight = undefined
+    }
+    inflight.then(clear, clear)
+    return inflight
+  }
+
+  /** After the API rejected `rejected` with 401: a fresh token (see `TokenProvider.forceRefresh`). */
+  forceRefresh(rejected: string): Promise<string> {
+    return this.runtime.run(this.service.forceRefresh(Redacted.make(rejected))).then(Redacted.value)
+  }
+
+  /** Releases the provider's connections. Further calls reject with ConfigurationError. */
+  close(): Promise<void> {
+    return this.runtime.close()
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close()
+  }
+}
+
+/**
+ * Client credentials for plain code: `new AsyncClientCredentials({ clientId, clientSecret })`.
+ *
+ * @since 0.1.0
+ */
+export class AsyncClientCredentials extends AsyncTokenProvider<TokenProvider> {
+  constructor(options: AsyncOptions<ClientCredentials.Options> = {}) {
+    super(
+      "AsyncClientCredentials",
+      Layer.provide(
+        ClientCredentials.layer({ ...options, tokenCache: Runtime.toTokenCache(options.tokenCache) }),
+        Runtime.httpClientLayer(options)
+      )
+    )
+  }
+}
+
+/**
+ * The authorization code grant for plain code.
+ *
+ * @since 0.1.0
+ */
+export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCodeModule.AuthorizationCode> {
+  /** @internal */
+  readonly authorizationCode: AuthorizationCodeModule.AuthorizationCodeService
+
+  constructor(options: AsyncOptions<AuthorizationCodeModule.Options> = {}) {
+    super(
+      "AsyncAuthorizationCode",
+      Layer.provide(
+        AuthorizationCodeModule.AuthorizationCode.layer({
+          ...options,
+          tokenCache: Runtime.toTokenCache(options.tokenCache)
+        }),
+        Runtime.httpClientLayer(options)
+      )
+    )
+    this.authorizationCode = this.runtime.runSync(AuthorizationCodeModule.AuthorizationCode)
+  }
+
+  /**
+   * The code from the URL the authorization server redirected to; throws AuthenticationError (see
+   * `AuthorizationCode.parseResponseUrl`).
+   */
+  static parseResponseUrl(url: string, options: { readonly expectedState?: string | undefined } = {}): string {
+    return Runtime.runSyncOrThrow(AuthorizationCodeModule.parseResponseUrl(url, options))
+  }
+
+  /** The URL to send the user to. */
+  getAuthorizationUrl(options?: AuthorizationCodeModule.AuthorizationUrlOptions): string {
+    return this.authorizationCode.getAuthorizationUrl(options)
+  }
+
+  /** Exchanges the code from the redirect for tokens, and caches them. */
+  exchangeCode(code: string): Promise<TokenInfo> {
+    return this.runtime.run(this.authorizationCode.exchangeCode(code))
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * service-sdk for plain code: the same providers and client as Promise classes.
+ *
+ * ```ts
+ * await using auth = new AsyncClientCredentials({ clientId, clientSecret })
+ * const token = await auth.getAccessToken()
+ * ```
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export {
+  AsyncAuthorizationCode,
+  AsyncClientCredentials,
+  type AsyncOptions,
+  AsyncTokenProvider
+} from "./internal/promise/asyncProviders.js"
+/** @since 0.1.0 */
+export type { FacadeOptions, PromiseTokenCache } from "./internal/promise/runtime.js"
+/** @since 0.1.0 */
+export {
+  ApiError,
+  AuthenticationError,
+  ConfigurationError,
+  RateLimitError,
+  ServiceError,
+  TokenCacheError,
+  TransportError
+} from "./ServiceError.js"
+/** @since 0.1.0 */
+export * as TokenCache from "./TokenCache.js"
+/** @since 0.1.0 */
+export { TokenInfo } from "./TokenInfo.js"
