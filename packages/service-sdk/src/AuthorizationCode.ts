@@ -113,7 +113,9 @@ export const make = (
     const resolved = yield* Provider.resolve(options)
     const redirectUri = Option.getOrUndefined(yield* optionOrEnv(options.redirectUri, ENV.redirectUri))
     if (redirectUri !== undefined && !URL.canParse(redirectUri)) {
-      return yield* new ConfigurationError({ message: `redirectUri is not a valid URL: ${JSON.stringify(redirectUri)}` })
+      return yield* new ConfigurationError({
+        message: `redirectUri is not a valid URL: ${JSON.stringify(redirectUri)}`
+      })
     }
     const bootstrap = secretValue(options.refreshToken)
     const initialRefreshToken = bootstrap ? Redacted.make(bootstrap) : undefined
@@ -212,7 +214,13 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
 export declare namespace AuthorizationCode {
   /** @since 0.1.0 */
   export type Service = AuthorizationCodeService
+  /** @since 0.1.0 */
+  export type Options = AuthorizationCodeOptions
+  /** @since 0.1.0 */
+  export type UrlOptions = AuthorizationUrlOptions
 }
+
+type AuthorizationCodeOptions = Options
 
 /**
  * @since 0.1.0

@@ -91,12 +91,11 @@ export const file = (path: string): Effect.Effect<TokenCache, never, FileSystem.
       }).pipe(
         Effect.mapError(
           (cause) =>
-          new TokenCacheError({
-            message: `cannot write the token cache file ${path}: ${describeCause(cause)}`,
-            cause: safeCause(cause)
-          })
+            new TokenCacheError({
+              message: `cannot write the token cache file ${path}: ${describeCause(cause)}`,
+              cause: safeCause(cause)
+            })
         )
       )
     return { get, set } satisfies TokenCache
   })
-

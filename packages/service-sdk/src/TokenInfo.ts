@@ -12,7 +12,7 @@ import * as Schema from "effect/Schema"
  */
 export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")({
   accessToken: Schema.propertySignature(Schema.Redacted(Schema.String)).pipe(Schema.fromKey("access_token")),
-  expiresAt: Schema.propertySignature(Schema.Number).pipe(Schema.fromKey("expires_at")),
+  expiresAt: Schema.propertySignature(Schema.Number.pipe(Schema.finite())).pipe(Schema.fromKey("expires_at")),
   refreshToken: Schema.optional(Schema.Redacted(Schema.String)).pipe(Schema.fromKey("refresh_token")),
   scope: Schema.optional(Schema.String)
 }) {}

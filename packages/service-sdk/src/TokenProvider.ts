@@ -14,7 +14,10 @@ import { AuthenticationError, type TokenCacheError, type TransportError } from "
  */
 export interface TokenProviderService {
   /** A valid access token: the cached one, or one renewal shared by every concurrent caller. */
-  readonly getAccessToken: Effect.Effect<Redacted.Redacted<string>, AuthenticationError | TransportError | TokenCacheError>
+  readonly getAccessToken: Effect.Effect<
+    Redacted.Redacted<string>,
+    AuthenticationError | TransportError | TokenCacheError
+  >
   /**
    * After the API rejected `rejected` with 401: a fresh token. When the cache already holds a different token
    * (another fiber refreshed), returns it without a request. Single-flight like `getAccessToken`.

@@ -7,7 +7,17 @@
 /** @since 0.1.0 */
 export { AuthorizationCode } from "./AuthorizationCode.js"
 /** @since 0.1.0 */
+export { type AuthorizeLocalOptions, authorizeLocal } from "./authorizeLocal.js"
+/** @since 0.1.0 */
 export * as ClientCredentials from "./ClientCredentials.js"
+/** @since 0.1.0 */
+export {
+  ServiceClient,
+  type ServiceClientError,
+  type ServiceClientHttpError,
+  type ServiceClientOptions,
+  type ServiceClientService
+} from "./ServiceClient.js"
 /** @since 0.1.0 */
 export {
   ApiError,
@@ -26,3 +36,5 @@ export * as TokenCache from "./TokenCache.js"
 export { TokenInfo, type TokenInfoJson } from "./TokenInfo.js"
 /** @since 0.1.0 */
 export { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
+/** @since 0.1.0 */
+export { maskToken } from "./internal/redact.js"

@@ -10,12 +10,20 @@
  */
 
 /** @since 0.1.0 */
+export { type AsyncAuthorizeLocalOptions, asyncAuthorizeLocal } from "./internal/promise/asyncAuthorizeLocal.js"
+/** @since 0.1.0 */
 export {
   AsyncAuthorizationCode,
   AsyncClientCredentials,
   type AsyncOptions,
   AsyncTokenProvider
 } from "./internal/promise/asyncProviders.js"
+/** @since 0.1.0 */
+export {
+  type AsyncClientCredentialsClientOptions,
+  AsyncServiceClient,
+  type AsyncServiceClientOptions
+} from "./internal/promise/asyncServiceClient.js"
 /** @since 0.1.0 */
 export type { FacadeOptions, PromiseTokenCache } from "./internal/promise/runtime.js"
 /** @since 0.1.0 */

@@ -24,7 +24,7 @@ export interface RecordedRequest {
   readonly method: string
   /** The full URL, query included. */
   readonly url: URL
-  /** Lower-cased header names. */
+  /** Lower-cased header names; `content-type` comes from the body when not set explicitly, as on the wire. */
   readonly headers: Readonly<Record<string, string>>
   /** The body as text ("" when empty). */
   readonly body: string
@@ -133,11 +133,20 @@ const decoder = new TextDecoder()
 
 const record = (request: HttpClientRequest.HttpClientRequest, url: URL): RecordedRequest => {
   const body =
-    request.body._tag === "Uint8Array" ? decoder.decode(request.body.body) : request.body._tag === "Raw" ? String(request.body.body) : ""
+    request.body._tag === "Uint8Array"
+      ? decoder.decode(request.body.body)
+      : request.body._tag === "Raw"
+        ? String(request.body.body)
+        : ""
+  // Like a real client, send the body's content type as a header unless one was set explicitly.
+  const contentType = request.body.contentType
   return {
     method: request.method,
     url,
-    headers: { ...request.headers },
+    headers:
+      contentType !== undefined && request.headers["content-type"] === undefined
+        ? { ...request.headers, "content-type": contentType }
+        : { ...request.headers },
     body,
     form: new URLSearchParams(request.body.contentType === "application/x-www-form-urlencoded" ? body : "")
   }

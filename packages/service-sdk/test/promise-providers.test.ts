@@ -26,7 +26,12 @@ const mock = (answer: (request: RecordedRequest, call: number) => MockResponse |
 }
 
 const credentials = { clientId: "client-id", clientSecret: "client-secret" }
-const envNames = ["SERVICE_SDK_CLIENT_ID", "SERVICE_SDK_CLIENT_SECRET", "SERVICE_SDK_REDIRECT_URI", "SERVICE_SDK_AUTH_URL"]
+const envNames = [
+  "SERVICE_SDK_CLIENT_ID",
+  "SERVICE_SDK_CLIENT_SECRET",
+  "SERVICE_SDK_REDIRECT_URI",
+  "SERVICE_SDK_AUTH_URL"
+]
 const savedEnv: Record<string, string | undefined> = {}
 
 beforeEach(() => {
@@ -100,7 +105,9 @@ describe("AsyncClientCredentials", () => {
 
   it("rejects with TransportError after the retries when the network fails, and works once it is back", async () => {
     let down = true
-    const { requests, httpClient } = mock(() => (down ? { transportError: "connect ECONNREFUSED" } : tokenResponse("back")))
+    const { requests, httpClient } = mock(() =>
+      down ? { transportError: "connect ECONNREFUSED" } : tokenResponse("back")
+    )
     await using provider = new AsyncClientCredentials({ ...credentials, httpClient, maxRetries: 0 })
     await expect(provider.getAccessToken()).rejects.toBeInstanceOf(TransportError)
     down = false
@@ -174,7 +181,9 @@ describe("AsyncAuthorizationCode", () => {
   const options = { ...credentials, redirectUri: "http://127.0.0.1:8765/callback", scope: ["user-read-private"] }
 
   it("parseResponseUrl is static and throws AuthenticationError", () => {
-    expect(AsyncAuthorizationCode.parseResponseUrl("http://127.0.0.1/cb?code=abc&state=s", { expectedState: "s" })).toBe("abc")
+    expect(
+      AsyncAuthorizationCode.parseResponseUrl("http://127.0.0.1/cb?code=abc&state=s", { expectedState: "s" })
+    ).toBe("abc")
     expect(() => AsyncAuthorizationCode.parseResponseUrl("?error=access_denied")).toThrow(AuthenticationError)
     expect(() => AsyncAuthorizationCode.parseResponseUrl("?code=abc&state=x", { expectedState: "y" })).toThrow(
       AuthenticationError

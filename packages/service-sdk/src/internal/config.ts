@@ -69,7 +69,9 @@ export const parseBaseUrl = (value: string, option: string): Effect.Effect<strin
     return Effect.fail(new ConfigurationError({ message: `${option} is not a valid URL: ${JSON.stringify(value)}` }))
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return Effect.fail(new ConfigurationError({ message: `${option} must be an http or https URL, got ${url.protocol}` }))
+    return Effect.fail(
+      new ConfigurationError({ message: `${option} must be an http or https URL, got ${url.protocol}` })
+    )
   }
   if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
     return Effect.fail(
@@ -103,11 +105,16 @@ export const positiveDuration = (
   return Option.match(decoded, {
     onNone: () => Effect.fail(new ConfigurationError({ message: `${option} is not a valid duration` })),
     onSome: (duration) =>
-      Duration.isFinite(duration) ? Effect.succeed(duration) : Effect.fail(new ConfigurationError({ message: `${option} must be finite` }))
+      Duration.isFinite(duration)
+        ? Effect.succeed(duration)
+        : Effect.fail(new ConfigurationError({ message: `${option} must be finite` }))
   })
 }
 
-export const retryCount = (value: number | undefined, option = "maxRetries"): Effect.Effect<number, ConfigurationError> => {
+export const retryCount = (
+  value: number | undefined,
+  option = "maxRetries"
+): Effect.Effect<number, ConfigurationError> => {
   const count = value ?? 3
   return Number.isInteger(count) && count >= 0 && count <= 20
     ? Effect.succeed(count)

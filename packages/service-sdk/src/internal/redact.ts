@@ -18,7 +18,7 @@ export const describeCause = (u: unknown): string => {
     const reason = typeof current === "object" && "reason" in current ? String(current.reason) : undefined
     const message = messageOf(current)
     const code = typeof current === "object" && "code" in current ? String(current.code) : undefined
-    const text = message ?? (typeof current === "string" ? current : reason ?? tag)
+    const text = message ?? (typeof current === "string" ? current : (reason ?? tag))
     if (text !== undefined && text !== "" && !parts.some((part) => part.includes(text))) {
       parts.push(code !== undefined && !text.includes(code) ? `${text} (${code})` : text)
     }

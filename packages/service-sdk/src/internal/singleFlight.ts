@@ -36,7 +36,9 @@ export interface SingleFlight {
 /** Reads a Ref without running an Effect. A `Ref` is a `MutableRef` behind `Ref.get`; fall back to running it. */
 const readNow = <A>(ref: Ref.Ref<A>): A => {
   const cell = (ref as unknown as { readonly ref?: MutableRef.MutableRef<A> }).ref
-  return typeof cell === "object" && cell !== null && Symbol.for("effect/MutableRef") in cell ? MutableRef.get(cell) : Effect.runSync(Ref.get(ref))
+  return typeof cell === "object" && cell !== null && Symbol.for("effect/MutableRef") in cell
+    ? MutableRef.get(cell)
+    : Effect.runSync(Ref.get(ref))
 }
 
 export const make = (options: {
@@ -54,7 +56,8 @@ export const make = (options: {
     const memo = yield* Ref.make(Option.none<Entry>())
     const lock = yield* Effect.makeSemaphore(1)
 
-    const remember = (token: TokenInfo) => Ref.set(memo, Option.some({ token, staleAt: token.expiresAt * 1000 - skewMillis }))
+    const remember = (token: TokenInfo) =>
+      Ref.set(memo, Option.some({ token, staleAt: token.expiresAt * 1000 - skewMillis }))
     const isFresh = (entry: Entry, now: number) => now < entry.staleAt
 
     /** Stores a new token: in the memo first, so a failing cache backend loses nothing in this process. */
@@ -80,21 +83,26 @@ export const make = (options: {
             )
           const memoized = yield* usableNow(yield* Ref.get(memo))
           if (Option.isSome(memoized)) return memoized.value.token.accessToken
-          const fromCache = yield* readCache
+          yield* readCache
           const cached = yield* usableNow(yield* Ref.get(memo))
           if (Option.isSome(cached)) return cached.value.token.accessToken
 
           const renewal = Effect.gen(function* () {
-            const latest = cache.withLock === undefined ? fromCache : yield* readCache
             if (cache.withLock !== undefined) {
+              // another process may have renewed while we waited for the cross-process lock
+              yield* readCache
               const shared = yield* usableNow(yield* Ref.get(memo))
               if (Option.isSome(shared)) return shared.value.token.accessToken
             }
-            const current = Option.orElse(latest, () => Option.map(readNow(memo), (entry) => entry.token))
+            // the memo now holds the newest token known here or in the cache (and so the newest refresh token)
+            const current = Option.map(yield* Ref.get(memo), (entry) => entry.token)
             const token = yield* renew(current)
             const now = yield* clock.currentTimeMillis
-            yield* Effect.logDebug(`${name}: token renewed, expires in ${Math.round(token.expiresAt - now / 1000)} s`)
-            yield* store(token)
+            yield* Effect.logDebug(`${name}: token refreshed, expires in ${Math.round(token.expiresAt - now / 1000)} s`)
+            // The token is good even when the cache cannot keep it: serve it (the memo has it) and say so.
+            yield* store(token).pipe(
+              Effect.catchAll((error) => Effect.logWarning(`${name}: the new token was not cached: ${error.message}`))
+            )
             return token.accessToken
           })
           return yield* cache.withLock === undefined ? renewal : cache.withLock(renewal)

@@ -2,7 +2,7 @@
  * The token-endpoint exchange (RFC 6749 §3.2), shared by every grant: client authentication, the form body, one
  * timed attempt, the retry policy, and the Schema decoding of the answer into a {@link TokenInfo}.
  */
-import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Clock from "effect/Clock"
@@ -19,7 +19,11 @@ import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
 
 export type Grant =
   | { readonly grant_type: "client_credentials"; readonly scope?: string | undefined }
-  | { readonly grant_type: "authorization_code"; readonly code: Redacted.Redacted<string>; readonly redirect_uri: string }
+  | {
+      readonly grant_type: "authorization_code"
+      readonly code: Redacted.Redacted<string>
+      readonly redirect_uri: string
+    }
   | {
       readonly grant_type: "refresh_token"
       readonly refresh_token: Redacted.Redacted<string>
@@ -139,7 +143,8 @@ const interpret = (
       if (decoded._tag === "Left") return yield* malformed(status, describeIssues(decoded.left))
       const token = decoded.right
       if (token.token_type != null && token.token_type.toLowerCase() !== "bearer") {
-        return yield* malformed(status, `unsupported token_type ${JSON.stringify(token.token_type)}`)
+        // Not echoed: a field of an untrusted response may hold a token.
+        return yield* malformed(status, "unsupported token_type (expected Bearer)")
       }
       const now = yield* Clock.currentTimeMillis
       const scope = token.scope ?? requestedScope
@@ -151,7 +156,8 @@ const interpret = (
       })
     }
     if (status === 429 || status >= 500) {
-      const retryAfter = status === 429 || status === 503 ? yield* parseRetryAfter(response.headers["retry-after"]) : Option.none()
+      const retryAfter =
+        status === 429 || status === 503 ? yield* parseRetryAfter(response.headers["retry-after"]) : Option.none()
       const waitTooLong = Option.exists(retryAfter, (wait) => Duration.greaterThan(wait, MAX_TOKEN_RETRY_AFTER))
       const error = new TransportError({
         message: waitTooLong
@@ -175,14 +181,15 @@ export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpCli
     )
     const requestedScope = grant.grant_type === "authorization_code" ? undefined : grant.scope
     const attempt = httpClient.execute(request).pipe(
-      Effect.flatMap((response) =>
-        Effect.flatMap(response.text, (text) => interpret(response, text, requestedScope))
-      ),
+      Effect.flatMap((response) => Effect.flatMap(response.text, (text) => interpret(response, text, requestedScope))),
       Effect.catchTags({
         RequestError: (cause) =>
           Effect.fail(
             new Retryable(
-              new TransportError({ message: `cannot reach the token endpoint ${url}: ${describeCause(cause)}`, cause: safeCause(cause) })
+              new TransportError({
+                message: `cannot reach the token endpoint ${url}: ${describeCause(cause)}`,
+                cause: safeCause(cause)
+              })
             )
           ),
         ResponseError: (cause) =>
@@ -199,11 +206,17 @@ export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpCli
       Effect.timeoutFail({
         duration: config.timeout,
         onTimeout: () =>
-          new Retryable(new TransportError({ message: `token request to ${url} timed out after ${Duration.format(config.timeout)}` }))
+          new Retryable(
+            new TransportError({
+              message: `token request to ${url} timed out after ${Duration.format(config.timeout)}`
+            })
+          )
       }),
       Effect.tapError((failure) =>
         Effect.logDebug(
-          failure instanceof Retryable ? `token request failed, may retry: ${failure.error.message}` : `token request failed: ${failure.message}`
+          failure instanceof Retryable
+            ? `token request failed, may retry: ${failure.error.message}`
+            : `token request failed: ${failure.message}`
         )
       )
     )

@@ -10,6 +10,7 @@ import type * as TokenCache from "../../TokenCache.js"
 import type { TokenInfo } from "../../TokenInfo.js"
 import { TokenProvider, type TokenProviderService } from "../../TokenProvider.js"
 import * as Provider from "../provider.js"
+import { type AsyncAuthorizeLocalOptions, asyncAuthorizeLocal } from "./asyncAuthorizeLocal.js"
 import * as Runtime from "./runtime.js"
 
 /**
@@ -123,5 +124,12 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
   /** Exchanges the code from the redirect for tokens, and caches them. */
   exchangeCode(code: string): Promise<TokenInfo> {
     return this.runtime.run(this.authorizationCode.exchangeCode(code))
+  }
+
+  /**
+   * Runs the authorization code flow on a loopback server and resolves to the tokens (see `asyncAuthorizeLocal`).
+   */
+  authorizeLocal(options?: AsyncAuthorizeLocalOptions): Promise<TokenInfo> {
+    return asyncAuthorizeLocal(this, options)
   }
 }

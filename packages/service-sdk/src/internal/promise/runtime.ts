@@ -38,9 +38,9 @@ export interface FacadeOptions {
 /** The error a rejected Promise carries: the failure itself, else the defect, else an interruption error. */
 export const squash = (cause: Cause.Cause<unknown>): unknown => {
   const failure = Cause.failureOption(cause)
-  if (Option.isSome(failure)) return failure.value
+  if (Option.isSome(failure)) return Cause.originalError(failure.value)
   const defect = Cause.dieOption(cause)
-  if (Option.isSome(defect)) return defect.value
+  if (Option.isSome(defect)) return Cause.originalError(defect.value)
   return Cause.squash(cause)
 }
 

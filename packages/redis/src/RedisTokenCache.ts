@@ -1,0 +1,188 @@
+/**
+ * A `TokenCache` in Redis for fleets of processes: every process shares one token, and `withLock` is a lock across
+ * processes, so that the whole fleet makes one token request per expiry instead of one per process.
+ *
+ * ```ts
+ * const program = Effect.gen(function* () {
+ *   const tokenCache = yield* RedisTokenCache.make({ url: "redis://127.0.0.1:6379", key: "service-sdk:token:my-app" })
+ *   const provider = yield* ClientCredentials.make({ tokenCache })
+ *   return yield* provider.getAccessToken
+ * }).pipe(Effect.scoped)
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import type { Cluster, Redis } from "ioredis"
+import { ConfigurationError, type TokenCache, type TokenCacheError } from "service-sdk"
+import * as Connection from "./internal/connection.js"
+import * as Entry from "./internal/entry.js"
+import * as Lock from "./internal/lock.js"
+
+/**
+ * @since 0.1.0
+ */
+export interface Options {
+  /** A client of yours, used as is and never closed by the cache. Give this or `url`, not both. */
+  readonly client?: Redis | Cluster | undefined
+  /**
+   * `redis://[:password@]host:port[/db]` or `rediss://…` (default `redis://127.0.0.1:6379`): a connection of the
+   * cache's own, opened by `make` (which fails when Redis cannot be reached) and closed with its scope.
+   */
+  readonly url?: string | undefined
+  /** The key of the shared token, e.g. `service-sdk:token:<clientId>`; the lock is `<key>:lock`. */
+  readonly key: string
+  /**
+   * How long the lock outlives a holder that stopped (a crashed process), default 30 s. A live holder extends it
+   * every third of this, so a token request may take longer than `lockTtl`.
+   */
+  readonly lockTtl?: Duration.DurationInput | undefined
+  /**
+   * How long `withLock` waits for another process's lock before failing with TokenCacheError, default 2 minutes:
+   * longer than three timed-out token attempts with the providers' default 30 s `timeout`.
+   */
+  readonly lockWait?: Duration.DurationInput | undefined
+  /** The pause between two tries for the lock, jittered to 50–150 %, default 50 ms. */
+  readonly pollInterval?: Duration.DurationInput | undefined
+  /** The longest wait for one Redis reply (and for the connection), default 5 s. */
+  readonly commandTimeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * The defaults of {@link Options}.
+ *
+ * @since 0.1.0
+ */
+export const defaults = {
+  url: Connection.DEFAULT_URL,
+  lockTtl: Duration.seconds(30),
+  lockWait: Duration.minutes(2),
+  pollInterval: Duration.millis(50),
+  commandTimeout: Duration.seconds(5)
+} as const
+
+/**
+ * The key of the lock that guards the token under `key`.
+ *
+ * @since 0.1.0
+ */
+export const lockKey = (key: string): string => `${key}:lock`
+
+/**
+ * A Redis token cache as a service, for programs that build their providers from the context.
+ *
+ * @since 0.1.0
+ */
+export class RedisTokenCache extends Context.Tag("service-sdk/RedisTokenCache")<
+  RedisTokenCache,
+  TokenCache.TokenCache
+>() {}
+
+const positive = (value: Duration.DurationInput | undefined, fallback: Duration.Duration, option: string) =>
+  Effect.suspend(() => {
+    if (value === undefined) return Effect.succeed(fallback)
+    const duration = Duration.decodeUnknown(value)
+    return Option.isSome(duration) && Duration.greaterThan(duration.value, Duration.zero)
+      ? Effect.succeed(duration.value)
+      : Effect.fail(new ConfigurationError({ message: `RedisTokenCache option ${option} must be a positive duration` }))
+  })
+
+/**
+ * Connects (when given a `url`) and returns the cache. Every Redis failure is a TokenCacheError that names the
+ * operation and the address (never a password or a token); invalid options are a ConfigurationError.
+ *
+ * @since 0.1.0
+ */
+export const make = (
+  options: Options
+): Effect.Effect<TokenCache.TokenCache, TokenCacheError | ConfigurationError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { key } = options
+    if (typeof key !== "string" || key.trim() === "") {
+      return yield* new ConfigurationError({
+        message: "RedisTokenCache needs a key, e.g. service-sdk:token:<clientId>"
+      })
+    }
+    if (options.client !== undefined && options.url !== undefined) {
+      return yield* new ConfigurationError({ message: "RedisTokenCache takes a client or a url, not both" })
+    }
+    const commandTimeout = yield* positive(options.commandTimeout, defaults.commandTimeout, "commandTimeout")
+    const lock = {
+      lockKey: lockKey(key),
+      ttl: yield* positive(options.lockTtl, defaults.lockTtl, "lockTtl"),
+      wait: yield* positive(options.lockWait, defaults.lockWait, "lockWait"),
+      pollInterval: yield* positive(options.pollInterval, defaults.pollInterval, "pollInterval")
+    }
+    const connection =
+      options.client !== undefined
+        ? Connection.borrow(options.client, commandTimeout)
+        : yield* Connection.open(options.url ?? defaults.url, commandTimeout)
+    const withLock = Lock.make(connection, lock)
+    return {
+      get: Effect.withSpan(Entry.read(connection, key), "RedisTokenCache.get"),
+      set: (token) => Effect.withSpan(Entry.write(connection, key, token), "RedisTokenCache.set"),
+      withLock: (self) => Effect.withSpan(withLock(self), "RedisTokenCache.withLock")
+    } satisfies TokenCache.TokenCache
+  })
+
+/**
+ * {@link make} as a layer; the connection it opens closes with the layer.
+ *
+ * ```ts
+ * const Provider = Layer.unwrapEffect(
+ *   Effect.map(RedisTokenCache.RedisTokenCache, (tokenCache) => ClientCredentials.layer({ tokenCache }))
+ * ).pipe(Layer.provide(RedisTokenCache.layer({ key: "service-sdk:token:my-app" })))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: Options): Layer.Layer<RedisTokenCache, TokenCacheError | ConfigurationError> =>
+  Layer.scoped(RedisTokenCache, make(options))
+
+/**
+ * A cache from {@link connect}: a `TokenCache` (pass it as `tokenCache` to the Promise classes too) that owns its
+ * connection until `close()`.
+ *
+ * @since 0.1.0
+ */
+export interface ConnectedRedisTokenCache extends TokenCache.TokenCache {
+  /** Closes the connection the cache opened (not a `client` passed in). Idempotent. */
+  readonly close: () => Promise<void>
+  readonly [Symbol.asyncDispose]: () => Promise<void>
+}
+
+const failureOf = (cause: Cause.Cause<unknown>): unknown =>
+  Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause))
+
+/**
+ * {@link make} for plain code: resolves to the cache, or rejects with the SDK's TokenCacheError or
+ * ConfigurationError.
+ *
+ * ```ts
+ * await using tokenCache = await RedisTokenCache.connect({ url: process.env.REDIS_URL, key: "service-sdk:token:my-app" })
+ * await using auth = new AsyncClientCredentials({ clientId, clientSecret, tokenCache })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const connect = async (options: Options): Promise<ConnectedRedisTokenCache> => {
+  const scope = Effect.runSync(Scope.make())
+  const exit = await Effect.runPromiseExit(Scope.extend(make(options), scope))
+  if (Exit.isFailure(exit)) {
+    await Effect.runPromise(Scope.close(scope, exit))
+    throw failureOf(exit.cause)
+  }
+  let closed: Promise<void> | undefined
+  const close = () => {
+    closed ??= Effect.runPromise(Scope.close(scope, Exit.void))
+    return closed
+  }
+  return { ...exit.value, close, [Symbol.asyncDispose]: close }
+}

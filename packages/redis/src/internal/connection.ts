@@ -1,0 +1,178 @@
+/**
+ * The Redis connection as the cache uses it: an owned connection (from a URL, closed with the scope) or a borrowed
+ * client, its address without credentials for messages, and every command bounded by a timeout with its failures
+ * mapped to `TokenCacheError`.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import { type Cluster, Redis } from "ioredis"
+import { ConfigurationError, TokenCacheError } from "service-sdk"
+
+/** The commands the cache sends; ioredis' `Redis` and `Cluster` both have them. */
+export interface Commands {
+  get(key: string): Promise<string | null>
+  set(key: string, value: string): Promise<"OK">
+  set(key: string, value: string, px: "PX", milliseconds: number): Promise<"OK">
+  set(key: string, value: string, px: "PX", milliseconds: number, nx: "NX"): Promise<"OK" | null>
+  eval(script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>
+}
+
+export interface Connection {
+  /** Where the cache lives, for messages: `redis://host:port/db`, never a user name or password. */
+  readonly address: string
+  /** Runs one command; a failure or a reply later than the command timeout is a TokenCacheError. */
+  readonly run: <A>(what: string, command: (commands: Commands) => Promise<A>) => Effect.Effect<A, TokenCacheError>
+}
+
+export const DEFAULT_URL = "redis://127.0.0.1:6379"
+
+/** A one-line description of a Redis failure: the message (and code) only, never the command and its arguments. */
+export const describeFailure = (cause: unknown, secrets: ReadonlyArray<string> = []): string => {
+  let text =
+    cause instanceof Error
+      ? cause.message
+      : typeof cause === "object" && cause !== null && "message" in cause
+        ? String(cause.message)
+        : String(cause)
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
+  if (code !== undefined && code !== "undefined" && !text.includes(code)) text = `${text} (${code})`
+  for (const secret of secrets) {
+    if (secret !== "") text = text.split(secret).join("***")
+  }
+  return text === "" ? "unknown failure" : text
+}
+
+/** A plain Error standing in for a Redis failure as an error's `cause` (ioredis errors carry the command's arguments). */
+export const safeCause = (cause: unknown, secrets: ReadonlyArray<string> = []): Error => {
+  const error = new Error(describeFailure(cause, secrets))
+  error.name = cause instanceof Error ? cause.name : "RedisError"
+  return error
+}
+
+/** `redis://host:port/db` (or `rediss://`) without credentials, query or fragment; ConfigurationError when invalid. */
+export const parseUrl = (
+  url: string
+): Effect.Effect<{ readonly address: string; readonly password: string }, ConfigurationError> =>
+  Effect.suspend(() => {
+    let parsed: URL
+    try {
+      parsed = new URL(url)
+    } catch {
+      return Effect.fail(new ConfigurationError({ message: `the Redis url is not a valid URL` }))
+    }
+    if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
+      return Effect.fail(
+        new ConfigurationError({
+          message: `the Redis url must start with redis:// or rediss://, got ${parsed.protocol}`
+        })
+      )
+    }
+    const path = parsed.pathname === "/" ? "" : parsed.pathname
+    return Effect.succeed({
+      address: `${parsed.protocol}//${parsed.host}${path}`,
+      password: decodeURIComponent(parsed.password)
+    })
+  })
+
+/** Where a borrowed client points, without credentials. */
+export const describeClient = (client: Redis | Cluster): string => {
+  if (client.isCluster) return "a Redis cluster"
+  const options = (client as Redis).options
+  if (options.path !== undefined && options.path !== null && options.path !== "") return `redis+unix://${options.path}`
+  if (options.sentinels !== undefined && options.sentinels !== null && options.sentinels.length > 0) {
+    return `the Redis sentinel group ${JSON.stringify(options.name ?? "")}`
+  }
+  const scheme = options.tls === undefined ? "redis" : "rediss"
+  return `${scheme}://${options.host ?? "127.0.0.1"}:${options.port ?? 6379}${options.db ? `/${options.db}` : ""}`
+}
+
+const makeRun =
+  (
+    commands: Commands,
+    address: string,
+    timeout: Duration.Duration,
+    secrets: ReadonlyArray<string>
+  ): Connection["run"] =>
+  (what, command) =>
+    // Interruptible even inside an uninterruptible region (the lock's acquire), so that the timeout can abandon a
+    // command that never settles; the caller's own interruption still waits for the region's end.
+    Effect.interruptible(
+      Effect.tryPromise({
+        try: () => command(commands),
+        catch: (cause) =>
+          new TokenCacheError({
+            message: `Redis ${what} failed on ${address}: ${describeFailure(cause, secrets)}`,
+            cause: safeCause(cause, secrets)
+          })
+      })
+    ).pipe(
+      Effect.timeoutFail({
+        duration: timeout,
+        onTimeout: () =>
+          new TokenCacheError({
+            message: `Redis ${what} on ${address} got no reply within ${Duration.format(timeout)}`
+          })
+      })
+    )
+
+/** A client the caller owns and closes: used as is. */
+export const borrow = (client: Redis | Cluster, timeout: Duration.Duration): Connection => {
+  const address = describeClient(client)
+  return { address, run: makeRun(client as unknown as Commands, address, timeout, []) }
+}
+
+/**
+ * A connection of our own to `url`, connected before it is returned (so a wrong address fails here) and closed
+ * with the scope. It fails commands fast while Redis is away instead of queueing them for long.
+ */
+export const open = (
+  url: string,
+  timeout: Duration.Duration
+): Effect.Effect<Connection, TokenCacheError | ConfigurationError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { address, password } = yield* parseUrl(url)
+    const secrets = password === "" ? [] : [password]
+    const millis = Math.max(1, Math.round(Duration.toMillis(timeout)))
+    let lastError: unknown
+    const client = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const redis = new Redis(url, {
+          lazyConnect: true,
+          connectTimeout: millis,
+          maxRetriesPerRequest: 1,
+          retryStrategy: (times) => Math.min(100 * times, 2000)
+        })
+        // The failing command reports the error; without a listener ioredis would print every reconnect failure.
+        redis.on("error", (error) => {
+          lastError = error
+        })
+        return redis
+      }),
+      // QUIT lets pending replies arrive; it is abandoned after a second (finalizers are uninterruptible, hence
+      // `interruptible` for the timeout to work), and a connection that is not ready is just dropped.
+      (redis) =>
+        Effect.interruptible(
+          Effect.promise(() => (redis.status === "ready" ? redis.quit().catch(() => "OK") : Promise.resolve("OK")))
+        ).pipe(Effect.timeout("1 second"), Effect.ignore, Effect.ensuring(Effect.sync(() => redis.disconnect())))
+    )
+    const run = makeRun(client as unknown as Commands, address, timeout, secrets)
+    yield* Effect.interruptible(Effect.tryPromise({ try: () => client.connect(), catch: (cause) => cause })).pipe(
+      Effect.timeoutFail({
+        duration: timeout,
+        onTimeout: () => new Error(`no connection within ${Duration.format(timeout)}`)
+      }),
+      Effect.catchAll((cause) => {
+        // ioredis rejects `connect()` with "Connection is closed."; the 'error' event has the reason.
+        const reason = lastError ?? cause
+        client.disconnect()
+        return Effect.fail(
+          new TokenCacheError({
+            message: `cannot connect to Redis at ${address}: ${describeFailure(reason, secrets)}`,
+            cause: safeCause(reason, secrets)
+          })
+        )
+      })
+    )
+    return { address, run } satisfies Connection
+  })

@@ -1,0 +1,260 @@
+/**
+ * The authenticated client of the Service's data API: the bearer token on every request, retries of what is safe to
+ * retry, `Retry-After` honoured, one forced token refresh on a 401, and typed resources.
+ *
+ * @since 0.1.0
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpMethod from "@effect/platform/HttpMethod"
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as ClientCredentials from "./ClientCredentials.js"
+import type * as Request from "./internal/client/request.js"
+import type * as Schemas from "./internal/client/schemas.js"
+import * as Service from "./internal/client/service.js"
+import {
+  type ApiError,
+  type AuthenticationError,
+  ConfigurationError,
+  type RateLimitError,
+  type TokenCacheError,
+  type TransportError
+} from "./ServiceError.js"
+import { TokenProvider } from "./TokenProvider.js"
+
+/**
+ * `apiUrl` falls back to `SERVICE_SDK_API_URL` and then `https://api.service.example/v1`.
+ *
+ * @since 0.1.0
+ */
+export interface ServiceClientOptions {
+  readonly apiUrl?: string | undefined
+  /** Per attempt (default 30 s). */
+  readonly timeout?: Duration.DurationInput | undefined
+  /** Retries after the first attempt, for transport errors, 5xx and 429 (default 3). */
+  readonly maxRetries?: number | undefined
+  /** The longest `Retry-After` worth waiting for; a longer one fails at once with RateLimitError (default 60 s). */
+  readonly maxRetryAfter?: Duration.DurationInput | undefined
+}
+
+/**
+ * What `http` fails with: the outcomes of the request policy (a 5xx that outlasts the retries is returned as the
+ * response, not failed).
+ *
+ * @since 0.1.0
+ */
+export type ServiceClientHttpError = AuthenticationError | RateLimitError | TransportError | TokenCacheError
+
+/**
+ * What `request` and the resources fail with.
+ *
+ * @since 0.1.0
+ */
+export type ServiceClientError = ApiError | ServiceClientHttpError
+
+/**
+ * @since 0.1.0
+ */
+export type RequestOptions<A> = Request.RequestOptions<A>
+
+/**
+ * @since 0.1.0
+ */
+export type Query = Request.Query
+
+/**
+ * @since 0.1.0
+ */
+export interface Users {
+  /** `GET /me` */
+  readonly me: Effect.Effect<Schemas.User, ServiceClientError>
+}
+
+/**
+ * @since 0.1.0
+ */
+export interface Albums {
+  /** `GET /albums/{id}` */
+  readonly get: (id: string) => Effect.Effect<Schemas.Album, ServiceClientError>
+}
+
+/**
+ * @since 0.1.0
+ */
+export interface Library {
+  /** `GET /me/tracks?limit=..&offset=..` */
+  readonly savedTracks: (options?: {
+    readonly limit?: number | undefined
+    readonly offset?: number | undefined
+  }) => Effect.Effect<Schemas.Paging<Schemas.SavedTrack>, ServiceClientError>
+  /** `PUT /me/tracks?ids=a,b`; an empty list sends nothing. */
+  readonly saveTracks: (ids: ReadonlyArray<string>) => Effect.Effect<void, ServiceClientError>
+}
+
+/**
+ * @since 0.1.0
+ */
+export interface Follows {
+  /** `GET /me/following?type=artist&limit=..&after=..` */
+  readonly followedArtists: (options?: {
+    readonly limit?: number | undefined
+    readonly after?: string | undefined
+  }) => Effect.Effect<Schemas.FollowedArtists, ServiceClientError>
+}
+
+/**
+ * @since 0.1.0
+ */
+export interface Player {
+  /** `GET /me/player`; none when nothing is playing (204). */
+  readonly playbackState: Effect.Effect<Option.Option<Schemas.PlaybackState>, ServiceClientError>
+}
+
+/**
+ * @since 0.1.0
+ */
+export interface Playlists {
+  /** `POST /playlists/{id}/tracks` with `{"uris": [...]}`. Not retried on 5xx: adding twice adds twice. */
+  readonly addItems: (
+    id: string,
+    uris: ReadonlyArray<string>
+  ) => Effect.Effect<Schemas.PlaylistSnapshot, ServiceClientError>
+}
+
+/**
+ * @since 0.1.0
+ */
+export interface ServiceClientService {
+  /**
+   * An `HttpClient` under `apiUrl` (relative paths such as `/me`), authenticated, with the request policy: retries,
+   * `Retry-After`, one refresh on 401. Other statuses come back as responses.
+   */
+  readonly http: HttpClient.HttpClient.With<ServiceClientHttpError>
+  /**
+   * A JSON request: `query` parameters, a JSON `body`, and the answer decoded as JSON and through `schema` when given
+   * (an empty answer such as 204 is `undefined`). Non-2xx answers fail with ApiError.
+   */
+  readonly request: <A = unknown>(
+    method: HttpMethod.HttpMethod,
+    path: string,
+    options?: RequestOptions<A>
+  ) => Effect.Effect<A, ServiceClientError>
+  readonly users: Users
+  readonly albums: Albums
+  readonly library: Library
+  readonly follows: Follows
+  readonly player: Player
+  readonly playlists: Playlists
+}
+
+/**
+ * The data API client. Its layers need a `TokenProvider` (or a fixed token) and an `HttpClient`:
+ *
+ * ```ts
+ * ServiceClient.layer().pipe(
+ *   Layer.provide(AuthorizationCode.layer({ redirectUri })),
+ *   Layer.provide(NodeHttpClient.layerUndici)
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<ServiceClient, ServiceClientService>() {
+  /**
+   * A client on the `TokenProvider` in context. Fails with ConfigurationError on an invalid option or
+   * `SERVICE_SDK_API_URL`.
+   *
+   * @since 0.1.0
+   */
+  static make(
+    options: ServiceClientOptions = {}
+  ): Effect.Effect<ServiceClientService, ConfigurationError, TokenProvider | HttpClient.HttpClient> {
+    return Effect.flatMap(TokenProvider, (provider) => Service.make(options, provider))
+  }
+
+  /**
+   * A layer of {@link ServiceClient.make}. An invalid option is a programming error here: the layer dies with the
+   * ConfigurationError as its defect (use `make` or `layerClientCredentials` to handle it as a failure).
+   *
+   * @since 0.1.0
+   */
+  static layer(
+    options: ServiceClientOptions = {}
+  ): Layer.Layer<ServiceClient, never, TokenProvider | HttpClient.HttpClient> {
+    return Layer.effect(ServiceClient, ServiceClient.make(options)).pipe(Layer.orDie)
+  }
+
+  /**
+   * A client on one fixed access token: no provider, and a 401 is final (AuthenticationError). Dies with a
+   * ConfigurationError on an empty token or an invalid option.
+   *
+   * @since 0.1.0
+   */
+  static layerAccessToken(
+    token: string | Redacted.Redacted<string>,
+    options: ServiceClientOptions = {}
+  ): Layer.Layer<ServiceClient, never, HttpClient.HttpClient> {
+    const accessToken = Redacted.isRedacted(token) ? token : Redacted.make(token)
+    const make =
+      Redacted.value(accessToken).trim() === ""
+        ? Effect.fail(new ConfigurationError({ message: "the access token is empty" }))
+        : Service.make(options, { getAccessToken: Effect.succeed(accessToken) })
+    return Layer.effect(ServiceClient, make).pipe(Layer.orDie)
+  }
+
+  /**
+   * A client on its own `ClientCredentials` provider; the options are those of both (`timeout` and `maxRetries`
+   * apply to token and data API calls alike).
+   *
+   * @since 0.1.0
+   */
+  static layerClientCredentials(
+    options: ClientCredentials.Options & ServiceClientOptions = {}
+  ): Layer.Layer<ServiceClient, ConfigurationError, HttpClient.HttpClient> {
+    return Layer.effect(ServiceClient, ServiceClient.make(options)).pipe(
+      Layer.provide(ClientCredentials.layer(options))
+    )
+  }
+}
+
+/**
+ * @since 0.1.0
+ */
+export declare namespace ServiceClient {
+  /** @since 0.1.0 */
+  export type Service = ServiceClientService
+  /** @since 0.1.0 */
+  export type Options = ServiceClientOptions
+  /** @since 0.1.0 */
+  export type User = Schemas.User
+  /** @since 0.1.0 */
+  export type Album = Schemas.Album
+  /** @since 0.1.0 */
+  export type AlbumTrack = Schemas.AlbumTrack
+  /** @since 0.1.0 */
+  export type ArtistRef = Schemas.ArtistRef
+  /** @since 0.1.0 */
+  export type AlbumRef = Schemas.AlbumRef
+  /** @since 0.1.0 */
+  export type Track = Schemas.Track
+  /** @since 0.1.0 */
+  export type SavedTrack = Schemas.SavedTrack
+  /** @since 0.1.0 */
+  export type Paging<A> = Schemas.Paging<A>
+  /** @since 0.1.0 */
+  export type Artist = Schemas.Artist
+  /** @since 0.1.0 */
+  export type FollowedArtists = Schemas.FollowedArtists
+  /** @since 0.1.0 */
+  export type PlaybackState = Schemas.PlaybackState
+  /** @since 0.1.0 */
+  export type PlaybackItem = Schemas.PlaybackItem
+  /** @since 0.1.0 */
+  export type Device = Schemas.Device
+  /** @since 0.1.0 */
+  export type PlaylistSnapshot = Schemas.PlaylistSnapshot
+}

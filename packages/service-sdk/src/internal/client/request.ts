@@ -1,0 +1,138 @@
+/**
+ * `ServiceClient.request`: builds a JSON request under the API's base URL, sends it through the request policy, and
+ * turns the answer into a value (JSON, decoded through a Schema when one is given) or an ApiError.
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import type * as HttpMethod from "@effect/platform/HttpMethod"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { ApiError, TransportError } from "../../ServiceError.js"
+import { describeCause, safeCause } from "../redact.js"
+import { apiErrorMessage, parseJson } from "./body.js"
+import type { PolicyError } from "./requestPolicy.js"
+
+/** Query parameters; `undefined` and `null` are left out, arrays repeat the key. */
+export type Query = Readonly<
+  Record<string, string | number | boolean | ReadonlyArray<string | number | boolean> | null | undefined>
+>
+
+export interface RequestOptions<A> {
+  readonly query?: Query | undefined
+  /** Sent as JSON. */
+  readonly body?: unknown
+  /** Decodes the JSON answer (an empty answer, such as 204, is `undefined`); unknown fields are dropped. */
+  readonly schema?: Schema.Schema<A, any> | undefined
+}
+
+export type RequestFailure = ApiError | PolicyError
+
+export type Request = <A = unknown>(
+  method: HttpMethod.HttpMethod,
+  path: string,
+  options?: RequestOptions<A>
+) => Effect.Effect<A, RequestFailure>
+
+const MAX_ISSUES = 5
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text)
+
+/** Which fields are wrong and what was expected, without echoing the body (it may be large). */
+const describeIssues = (error: ParseResult.ParseError): string => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const lines = issues.slice(0, MAX_ISSUES).map((issue) => {
+    const where = issue.path.length === 0 ? "the body" : issue.path.join(".")
+    if (issue._tag === "Missing") return `${where} is missing`
+    const expected = /^Expected (.*?), actual /s.exec(issue.message)?.[1]
+    return expected === undefined ? `${where} is invalid` : `${where} should be ${clip(expected, 80)}`
+  })
+  const more = issues.length > MAX_ISSUES ? `, and ${issues.length - MAX_ISSUES} more` : ""
+  return `${lines.join("; ")}${more}`
+}
+
+const queryParams = (query: Query): Array<[string, string]> =>
+  Object.entries(query).flatMap(
+    ([key, value]): Array<[string, string]> =>
+      value === undefined || value === null
+        ? []
+        : Array.isArray(value)
+          ? value.map((item): [string, string] => [key, String(item)])
+          : [[key, String(value)]]
+  )
+
+export const make = (http: HttpClient.HttpClient.With<PolicyError>, timeout: Duration.Duration): Request => {
+  const interpret = <A>(
+    response: HttpClientResponse.HttpClientResponse,
+    label: string,
+    schema: Schema.Schema<A, any> | undefined
+  ): Effect.Effect<A, ApiError | TransportError> =>
+    Effect.gen(function* () {
+      const status = response.status
+      const text = yield* response.text.pipe(
+        Effect.timeoutFail({
+          duration: timeout,
+          onTimeout: () =>
+            new TransportError({
+              message: `the API's answer to ${label} did not arrive within ${Duration.format(timeout)}`
+            })
+        }),
+        Effect.catchTag("ResponseError", (cause) =>
+          Effect.fail(
+            new TransportError({
+              message: `the API's answer to ${label} broke off: ${describeCause(cause)}`,
+              status,
+              cause: safeCause(cause)
+            })
+          )
+        )
+      )
+      if (status < 200 || status >= 300) {
+        const payload = Option.getOrUndefined(parseJson(text))
+        const detail = apiErrorMessage(payload)
+        return yield* new ApiError({
+          message: `${label} failed with ${status}${detail !== undefined ? `: ${detail}` : ""}`,
+          status,
+          payload
+        })
+      }
+      let body: unknown
+      if (status !== 204 && text.trim() !== "") {
+        const parsed = parseJson(text)
+        if (Option.isNone(parsed)) {
+          return yield* new ApiError({ message: `the API's answer to ${label} (${status}) is not JSON`, status })
+        }
+        body = parsed.value
+      }
+      if (schema === undefined) return body as A
+      return yield* Schema.decodeUnknown(schema, { errors: "all" })(body).pipe(
+        Effect.mapError(
+          (error) =>
+            new ApiError({
+              message:
+                body === undefined
+                  ? `the API's answer to ${label} (${status}) has no body, and one was expected`
+                  : `unexpected answer to ${label} (${status}): ${describeIssues(error)}`,
+              status
+            })
+        )
+      )
+    })
+
+  return (method, path, options = {}) => {
+    const label = `${method} ${path}`
+    // Inside `suspend`: a body JSON cannot encode (a cycle, a BigInt) is a defect of this call, not a throw.
+    return Effect.suspend(() => {
+      let request = HttpClientRequest.make(method)(path).pipe(HttpClientRequest.acceptJson)
+      if (options.query !== undefined) request = HttpClientRequest.setUrlParams(request, queryParams(options.query))
+      if (options.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, options.body)
+      return http.execute(request)
+    }).pipe(
+      Effect.flatMap((response) => interpret(response, label, options.schema)),
+      Effect.withSpan("ServiceClient.request", { attributes: { "http.request.method": method, "url.path": path } })
+    )
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * The client's request policy (DESIGN section 4, data API calls), in one place. Every data API request goes
+ * through {@link make}:
+ *
+ * - the bearer token is asked of the provider on every attempt; a token failure surfaces as is and is never retried
+ *   here (the provider already retried its own endpoint: no nested retry storms);
+ * - each attempt is bounded by `timeout`;
+ * - transport failures, timeouts and 5xx are retried with the shared backoff (`retry.ts`), up to `maxRetries`, for
+ *   idempotent methods (RFC 9110 §9.2.2). A non-idempotent request (POST, PATCH) is retried only when the server
+ *   cannot have acted on it: a connection that was never established, a 429, or a 503 with `Retry-After`;
+ * - 429 waits `Retry-After` (1 s when absent); a wait longer than `maxRetryAfter` fails at once with RateLimitError,
+ *   as do 429s that outlast the retries;
+ * - 401 forces one token refresh (`forceRefresh(rejected)`) and one more round; a second 401 is AuthenticationError;
+ * - a 5xx that outlasts the retries is returned as the response (the caller decides; `request` makes it ApiError).
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import {
+  AuthenticationError,
+  type ErrorPayload,
+  RateLimitError,
+  type TokenCacheError,
+  TransportError
+} from "../../ServiceError.js"
+import { describeCause, safeCause } from "../redact.js"
+import { parseRetryAfter, Retryable, withRetries } from "../retry.js"
+import { apiErrorMessage, errorPayload } from "./body.js"
+import { bufferedResponse, sanitizedResponse } from "./sanitizedResponse.js"
+
+export interface PolicyConfig {
+  /** The API's base URL, without a trailing slash. */
+  readonly apiUrl: string
+  /** Per attempt. */
+  readonly timeout: Duration.Duration
+  readonly maxRetries: number
+  readonly maxRetryAfter: Duration.Duration
+}
+
+type TokenFailure = AuthenticationError | TransportError | TokenCacheError
+
+/** Where the bearer token comes from. A fixed token has no `forceRefresh`: a 401 is final. */
+export interface TokenSource {
+  readonly getAccessToken: Effect.Effect<Redacted.Redacted<string>, TokenFailure>
+  readonly forceRefresh?:
+    | ((rejected: Redacted.Redacted<string>) => Effect.Effect<Redacted.Redacted<string>, TokenFailure>)
+    | undefined
+}
+
+/** What the policy's `HttpClient` fails with. */
+export type PolicyError = AuthenticationError | RateLimitError | TransportError | TokenCacheError
+
+/** The wait for a 429 without `Retry-After`. */
+export const DEFAULT_RETRY_AFTER = Duration.seconds(1)
+
+/** RFC 9110 §9.2.2: repeating these has the effect of sending them once. */
+export const isIdempotent = (method: string): boolean =>
+  method === "GET" || method === "HEAD" || method === "PUT" || method === "DELETE" || method === "OPTIONS"
+
+/** Failures that prove the request never left this machine: safe to send again whatever the method. */
+const NOT_SENT = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH|UND_ERR_CONNECT_TIMEOUT)\b/
+
+const neverSent = (error: HttpClientError.HttpClientError): boolean => {
+  let current: unknown = error.cause
+  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
+    const { code, message } = current as { readonly code?: unknown; readonly message?: unknown }
+    if ((typeof code === "string" && NOT_SENT.test(code)) || (typeof message === "string" && NOT_SENT.test(message))) {
+      return true
+    }
+    current = (current as { readonly cause?: unknown }).cause
+  }
+  return false
+}
+
+/** A 5xx worth another attempt; when the retries run out, its (buffered) response is the answer. */
+class ServerError {
+  constructor(readonly response: HttpClientResponse.HttpClientResponse) {}
+}
+
+/** A path or URL under `apiUrl`. URLs already under it are kept (paging's `next`); anything else is appended. */
+export const resolveUrl = (apiUrl: string, url: string): string =>
+  url === apiUrl || url.startsWith(`${apiUrl}/`) || url.startsWith(`${apiUrl}?`)
+    ? url
+    : `${apiUrl}${url.startsWith("/") ? "" : "/"}${url}`
+
+type RetryableFailure = RateLimitError | TransportError | ServerError
+
+/** What an attempt fails with: a final error, or one worth another attempt. */
+type Attempted = RateLimitError | TransportError | Retryable<RetryableFailure>
+
+/** A response and the token it was sent with (none for a 5xx that ran out of retries). */
+interface Answer {
+  readonly response: HttpClientResponse.HttpClientResponse
+  readonly used: Redacted.Redacted<string> | undefined
+}
+
+const describe = (request: HttpClientRequest.HttpClientRequest) => `${request.method} ${request.url}`
+
+/** An authenticated `HttpClient` under `config.apiUrl`, applying the policy above to every request. */
+export const make = (
+  config: PolicyConfig,
+  tokens: TokenSource,
+  httpClient: HttpClient.HttpClient
+): HttpClient.HttpClient.With<PolicyError> => {
+  const { maxRetryAfter, timeout } = config
+
+  const transportFailure = (request: HttpClientRequest.HttpClientRequest, cause: HttpClientError.HttpClientError) => {
+    const error = new TransportError({
+      message: `cannot reach the API (${describe(request)}): ${describeCause(cause)}`,
+      cause: safeCause(cause)
+    })
+    const retryable =
+      cause._tag === "ResponseError" || cause.reason === "Transport"
+        ? isIdempotent(request.method) || neverSent(cause)
+        : false
+    return Effect.fail(retryable ? new Retryable(error) : error)
+  }
+
+  const timedOut = (request: HttpClientRequest.HttpClientRequest) => {
+    const error = new TransportError({
+      message: `the API did not answer ${describe(request)} within ${Duration.format(timeout)}`
+    })
+    return isIdempotent(request.method) ? new Retryable(error) : error
+  }
+
+  /** Decides on one answer: the response itself, or a (retryable) failure. */
+  const classify = (request: HttpClientRequest.HttpClientRequest, response: HttpClientResponse.HttpClientResponse) =>
+    Effect.gen(function* () {
+      const status = response.status
+      if (status === 429) {
+        const retryAfter = Option.getOrElse(
+          yield* parseRetryAfter(response.headers["retry-after"]),
+          () => DEFAULT_RETRY_AFTER
+        )
+        yield* Effect.ignore(response.arrayBuffer)
+        if (Duration.greaterThan(retryAfter, maxRetryAfter)) {
+          return yield* new RateLimitError({
+            message: `the API is rate limiting requests (429 on ${describe(request)}) and asks to wait ${Duration.format(retryAfter)}, longer than maxRetryAfter (${Duration.format(maxRetryAfter)})`,
+            retryAfter
+          })
+        }
+        return yield* Effect.fail(
+          new Retryable(
+            new RateLimitError({
+              message: `the API kept rate limiting requests (429 on ${describe(request)}) after every retry; retry after ${Duration.format(retryAfter)}`,
+              retryAfter
+            }),
+            Option.some(retryAfter)
+          )
+        )
+      }
+      if (status >= 500) {
+        const retryAfter = status === 503 ? yield* parseRetryAfter(response.headers["retry-after"]) : Option.none()
+        const retryable =
+          (isIdempotent(request.method) || Option.isSome(retryAfter)) &&
+          !Option.exists(retryAfter, (wait) => Duration.greaterThan(wait, maxRetryAfter))
+        if (!retryable) return response
+        const body = yield* Effect.orElseSucceed(response.arrayBuffer, () => new ArrayBuffer(0))
+        const buffered = bufferedResponse(request, status, response.headers, body)
+        return yield* Effect.fail(new Retryable(new ServerError(buffered), retryAfter))
+      }
+      return response
+    })
+
+  /** One attempt with `token`, bounded by `timeout`. */
+  const attempt = (
+    request: HttpClientRequest.HttpClientRequest,
+    token: Redacted.Redacted<string>
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, Attempted> =>
+    httpClient.execute(HttpClientRequest.bearerToken(request, token)).pipe(
+      Effect.catchAll((cause) => transportFailure(request, cause)),
+      Effect.flatMap((response) => classify(request, sanitizedResponse(response, request))),
+      Effect.timeoutFail({ duration: timeout, onTimeout: () => timedOut(request) }),
+      Effect.tapError((failure) =>
+        failure instanceof Retryable
+          ? Effect.logDebug(
+              `${describe(request)}: ${failure.error instanceof ServerError ? `answered ${failure.error.response.status}` : failure.error.message}; may retry`
+            )
+          : Effect.void
+      )
+    )
+
+  /** Attempts with retries; the token of the last attempt comes back with its response (for a 401). */
+  const round = (
+    request: HttpClientRequest.HttpClientRequest,
+    token: Effect.Effect<Redacted.Redacted<string>, TokenFailure>
+  ) =>
+    withRetries<Answer, TokenFailure | RateLimitError | TransportError, RetryableFailure, never>(
+      Effect.flatMap(token, (used) => Effect.map(attempt(request, used), (response) => ({ response, used }))),
+      config.maxRetries
+    ).pipe(
+      Effect.catchIf(
+        (failure): failure is ServerError => failure instanceof ServerError,
+        (failure) => Effect.succeed({ response: failure.response, used: undefined })
+      )
+    )
+
+  const rejected = (request: HttpClientRequest.HttpClientRequest, payload: unknown, refreshed: boolean) => {
+    const detail = apiErrorMessage(payload)
+    return new AuthenticationError({
+      message: `the API rejected the access token (401 on ${describe(request)})${
+        refreshed
+          ? " even after a token refresh"
+          : tokens.forceRefresh === undefined
+            ? "; a fixed access token cannot be refreshed"
+            : ""
+      }${detail !== undefined ? `: ${detail}` : ""}`,
+      status: 401,
+      // The data API's error body ({"error": {"status", "message"}}), as DESIGN asks; not an OAuth error payload.
+      payload: payload as ErrorPayload | undefined
+    })
+  }
+
+  const execute = (request: HttpClientRequest.HttpClientRequest) =>
+    Effect.gen(function* () {
+      const first = yield* round(request, tokens.getAccessToken)
+      if (first.response.status !== 401 || first.used === undefined) return first.response
+      const payload = yield* errorPayload(first.response, timeout)
+      if (tokens.forceRefresh === undefined) return yield* rejected(request, payload, false)
+      yield* Effect.logDebug(`${describe(request)}: answered 401, forcing one token refresh`)
+      const fresh = yield* tokens.forceRefresh(first.used)
+      const second = yield* round(request, Effect.succeed(fresh))
+      if (second.response.status !== 401) return second.response
+      return yield* rejected(request, yield* errorPayload(second.response, timeout), true)
+    })
+
+  return HttpClient.makeWith(
+    (request: Effect.Effect<HttpClientRequest.HttpClientRequest>) => Effect.flatMap(request, execute),
+    (request) => Effect.succeed(HttpClientRequest.setUrl(request, resolveUrl(config.apiUrl, request.url)))
+  )
+}

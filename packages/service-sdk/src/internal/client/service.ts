@@ -1,0 +1,28 @@
+/**
+ * Assembling a `ServiceClient` service: options (explicit, then `SERVICE_SDK_API_URL`, then defaults), the request
+ * policy's `HttpClient`, `request` on top of it, and the typed resources on top of `request`.
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Effect from "effect/Effect"
+import type { ServiceClientOptions, ServiceClientService } from "../../ServiceClient.js"
+import { positiveDuration, resolveUrl, retryCount } from "../config.js"
+import * as Request from "./request.js"
+import * as RequestPolicy from "./requestPolicy.js"
+import * as Resources from "./resources.js"
+
+export const resolveOptions = (options: ServiceClientOptions) =>
+  Effect.gen(function* () {
+    const apiUrl = yield* resolveUrl(options.apiUrl, "apiUrl")
+    const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")
+    const maxRetries = yield* retryCount(options.maxRetries)
+    const maxRetryAfter = yield* positiveDuration(options.maxRetryAfter, "60 seconds", "maxRetryAfter")
+    return { apiUrl, timeout, maxRetries, maxRetryAfter } satisfies RequestPolicy.PolicyConfig
+  })
+
+export const make = (options: ServiceClientOptions, tokens: RequestPolicy.TokenSource) =>
+  Effect.gen(function* () {
+    const config = yield* resolveOptions(options)
+    const http = RequestPolicy.make(config, tokens, yield* HttpClient.HttpClient)
+    const request = Request.make(http, config.timeout)
+    return { http, request, ...Resources.make(request) } satisfies ServiceClientService
+  })

@@ -1,0 +1,75 @@
+/**
+ * Receiving the authorization response (RFC 6749 §4.1.2) on the loopback server: the first request to the callback
+ * path decides. A valid one hands over its code and keeps its browser tab waiting for the final page; an `error`,
+ * a missing code or a state mismatch gets a 400 page and fails the flow. Other paths get 404; later callbacks 409.
+ */
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import type * as Http from "node:http"
+import { parseResponseUrl } from "../../AuthorizationCode.js"
+import type { AuthenticationError, ConfigurationError } from "../../ServiceError.js"
+import * as LoopbackServer from "./loopbackServer.js"
+import { alreadyReceivedPage, failurePageFor, methodNotAllowedPage, notFoundPage, type Page } from "./pages.js"
+import type { LoopbackRedirect } from "./redirectUri.js"
+
+/** A valid callback: its code, and how to answer the browser once the code is exchanged. */
+export interface Callback {
+  readonly code: string
+  /** Sends the final page to the waiting browser tab; completes when it is handed to the OS. */
+  readonly reply: (page: Page) => Effect.Effect<void>
+}
+
+export interface Receiver {
+  /** The first valid callback, or the AuthenticationError of the first invalid one. */
+  readonly callback: Effect.Effect<Callback, AuthenticationError>
+}
+
+const requestUrl = (request: Http.IncomingMessage, origin: string): URL | undefined => {
+  try {
+    return new URL(request.url ?? "/", origin)
+  } catch {
+    return undefined
+  }
+}
+
+/** Starts the loopback server for `redirect`; the scope closes it. */
+export const receive = (
+  redirect: LoopbackRedirect,
+  expectedState: string
+): Effect.Effect<Receiver, ConfigurationError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const outcome = yield* Deferred.make<Callback, AuthenticationError>()
+    const claimed = yield* Ref.make(false)
+
+    const handle = (request: Http.IncomingMessage, response: Http.ServerResponse) =>
+      Effect.gen(function* () {
+        const url = requestUrl(request, redirect.origin)
+        if (url === undefined || url.pathname !== redirect.path) {
+          return yield* LoopbackServer.send(response, notFoundPage())
+        }
+        if (request.method !== "GET") {
+          return yield* LoopbackServer.send(response, methodNotAllowedPage(), { allow: "GET" })
+        }
+        // The first callback decides, valid or not; RFC 6749 §10.12 leaves no second chance after a bad state.
+        if (yield* Ref.getAndSet(claimed, true)) {
+          return yield* LoopbackServer.send(response, alreadyReceivedPage())
+        }
+        const parsed = yield* Effect.either(parseResponseUrl(url.href, { expectedState }))
+        if (parsed._tag === "Left") {
+          yield* Effect.logDebug("authorizeLocal: the authorization callback was rejected")
+          // Answer first: failing the flow closes the server.
+          yield* LoopbackServer.send(response, failurePageFor(parsed.left))
+          return yield* Deferred.fail(outcome, parsed.left)
+        }
+        yield* Effect.logDebug("authorizeLocal: authorization callback received")
+        yield* Deferred.succeed(outcome, {
+          code: parsed.right,
+          reply: (page) => LoopbackServer.send(response, page)
+        })
+      })
+
+    yield* LoopbackServer.listen({ addresses: redirect.addresses, port: redirect.port, handle })
+    return { callback: Deferred.await(outcome) }
+  })

@@ -1,0 +1,191 @@
+/**
+ * `ServiceClient` for plain code: Promise methods over the same Effect client, on exactly one token source.
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpMethod from "@effect/platform/HttpMethod"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import type * as ClientCredentials from "../../ClientCredentials.js"
+import {
+  type RequestOptions,
+  ServiceClient,
+  type ServiceClientOptions,
+  type ServiceClientService
+} from "../../ServiceClient.js"
+import { ConfigurationError } from "../../ServiceError.js"
+import { TokenProvider } from "../../TokenProvider.js"
+import { ENV, secretValue } from "../config.js"
+import type * as Schemas from "../client/schemas.js"
+import type { AsyncOptions, AsyncTokenProvider } from "./asyncProviders.js"
+import * as Runtime from "./runtime.js"
+
+/**
+ * Exactly one token source: `accessToken` (a fixed token), `authProvider` (an `AsyncClientCredentials` or
+ * `AsyncAuthorizationCode`, shared and not closed by the client), or `clientId`/`clientSecret` (a client credentials
+ * provider the client owns; either falls back to `SERVICE_SDK_CLIENT_ID`/`SERVICE_SDK_CLIENT_SECRET`, and with none of
+ * the three given the environment is the source). The client credentials options (`scope`, `authUrl`, `tokenCache`,
+ * `skew`) apply to the provider the client creates.
+ *
+ * @since 0.1.0
+ */
+export interface AsyncServiceClientOptions extends ServiceClientOptions, AsyncOptions<ClientCredentials.Options> {
+  readonly accessToken?: string | Redacted.Redacted<string> | undefined
+  readonly authProvider?: AsyncTokenProvider<any> | undefined
+}
+
+/**
+ * Options of {@link AsyncServiceClient.fromClientCredentials}.
+ *
+ * @since 0.1.0
+ */
+export type AsyncClientCredentialsClientOptions = Omit<AsyncServiceClientOptions, "accessToken" | "authProvider">
+
+const given = (value: string | Redacted.Redacted<string> | undefined) => (secretValue(value) ?? "").trim() !== ""
+
+/** The one token source of the options, or a ConfigurationError naming the conflict. */
+const tokenLayer = (
+  options: AsyncServiceClientOptions
+): Layer.Layer<ServiceClient, ConfigurationError, HttpClient.HttpClient> => {
+  const sources = [
+    given(options.accessToken) ? "accessToken" : undefined,
+    options.authProvider !== undefined ? "authProvider" : undefined,
+    given(options.clientId) || given(options.clientSecret) ? "clientId/clientSecret" : undefined
+  ].filter((source) => source !== undefined)
+  if (sources.length > 1) {
+    return Layer.fail(
+      new ConfigurationError({
+        message: `conflicting credentials: pass exactly one of accessToken, authProvider or clientId/clientSecret (got ${sources.join(" and ")})`
+      })
+    )
+  }
+  if (options.accessToken !== undefined && sources[0] === "accessToken") {
+    return ServiceClient.layerAccessToken(options.accessToken, options)
+  }
+  if (options.authProvider !== undefined) {
+    const provider = options.authProvider
+    return Layer.effect(ServiceClient, ServiceClient.make(options)).pipe(
+      Layer.provide(Layer.succeed(TokenProvider, provider.service))
+    )
+  }
+  const layer = ServiceClient.layerClientCredentials({
+    ...options,
+    tokenCache: Runtime.toTokenCache(options.tokenCache)
+  })
+  return sources.length === 1
+    ? layer
+    : Layer.catchAll(layer, (error) =>
+        Layer.fail(
+          new ConfigurationError({
+            message: `no credentials: pass accessToken, authProvider, or clientId and clientSecret (or set ${ENV.clientId} and ${ENV.clientSecret}); ${error.message}`
+          })
+        )
+      )
+}
+
+/**
+ * The data API client for plain code:
+ *
+ * ```ts
+ * await using client = new AsyncServiceClient({ clientId, clientSecret })
+ * const album = await client.albums.get("6akEvsycLGftJxYudPjmqK")
+ * ```
+ *
+ * Rejections are the SDK's error instances (`ApiError`, `RateLimitError`, `AuthenticationError`, ...).
+ *
+ * @since 0.1.0
+ */
+export class AsyncServiceClient {
+  readonly #runtime: Runtime.FacadeRuntime<ServiceClient>
+  readonly #client: ServiceClientService
+  readonly #authProvider: AsyncTokenProvider<any> | undefined
+
+  /** Throws ConfigurationError on conflicting, missing or invalid options. */
+  constructor(options: AsyncServiceClientOptions = {}) {
+    this.#authProvider = options.authProvider
+    this.#runtime = new Runtime.FacadeRuntime(
+      "AsyncServiceClient",
+      Layer.provide(tokenLayer(options), Runtime.httpClientLayer(options))
+    )
+    this.#client = this.#runtime.runSync(ServiceClient)
+  }
+
+  /**
+   * A client on its own client credentials provider; `clientId` and `clientSecret` fall back to the environment.
+   *
+   * @since 0.1.0
+   */
+  static fromClientCredentials(options: AsyncClientCredentialsClientOptions = {}): AsyncServiceClient {
+    return new AsyncServiceClient(options)
+  }
+
+  #run<A>(use: (client: ServiceClientService) => Effect.Effect<A, unknown>): Promise<A> {
+    if (this.#authProvider?.runtime.closed === true) {
+      return Promise.reject(
+        new ConfigurationError({ message: "the authProvider of this AsyncServiceClient is closed" })
+      )
+    }
+    return this.#runtime.run(Effect.suspend(() => use(this.#client)))
+  }
+
+  /** A JSON request under `apiUrl` (see `ServiceClient.request`); an empty answer (204) resolves to `undefined`. */
+  request<A = unknown>(method: HttpMethod.HttpMethod, path: string, options?: RequestOptions<A>): Promise<A> {
+    return this.#run((client) => client.request(method, path, options))
+  }
+
+  /** @since 0.1.0 */
+  readonly users = {
+    /** `GET /me` */
+    me: (): Promise<Schemas.User> => this.#run((client) => client.users.me)
+  }
+
+  /** @since 0.1.0 */
+  readonly albums = {
+    /** `GET /albums/{id}` */
+    get: (id: string): Promise<Schemas.Album> => this.#run((client) => client.albums.get(id))
+  }
+
+  /** @since 0.1.0 */
+  readonly library = {
+    /** `GET /me/tracks` */
+    savedTracks: (options?: {
+      readonly limit?: number | undefined
+      readonly offset?: number | undefined
+    }): Promise<Schemas.Paging<Schemas.SavedTrack>> => this.#run((client) => client.library.savedTracks(options)),
+    /** `PUT /me/tracks?ids=..`; an empty list sends nothing. */
+    saveTracks: (ids: ReadonlyArray<string>): Promise<void> => this.#run((client) => client.library.saveTracks(ids))
+  }
+
+  /** @since 0.1.0 */
+  readonly follows = {
+    /** `GET /me/following?type=artist` */
+    followedArtists: (options?: {
+      readonly limit?: number | undefined
+      readonly after?: string | undefined
+    }): Promise<Schemas.FollowedArtists> => this.#run((client) => client.follows.followedArtists(options))
+  }
+
+  /** @since 0.1.0 */
+  readonly player = {
+    /** `GET /me/player`; `undefined` when nothing is playing (204). */
+    playbackState: (): Promise<Schemas.PlaybackState | undefined> =>
+      this.#run((client) => Effect.map(client.player.playbackState, Option.getOrUndefined))
+  }
+
+  /** @since 0.1.0 */
+  readonly playlists = {
+    /** `POST /playlists/{id}/tracks` with `{"uris": [...]}` */
+    addItems: (id: string, uris: ReadonlyArray<string>): Promise<Schemas.PlaylistSnapshot> =>
+      this.#run((client) => client.playlists.addItems(id, uris))
+  }
+
+  /** Releases the client's connections, and the provider it created (not an `authProvider` passed in). */
+  close(): Promise<void> {
+    return this.#runtime.close()
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close()
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Shared fixtures of the auth-core unit tests: token responses, provider layers on the mock `HttpClient`, and small
+ * helpers to read what the mock recorded.
+ */
+import { Effect, Layer, Redacted } from "effect"
+import { AuthorizationCode, ClientCredentials, TokenInfo } from "service-sdk"
+import { type MockHandler, MockHttpClient, type MockResponse, type RecordedRequest } from "service-sdk/testing"
+
+/** Only loopback addresses, even though the mock never connects. */
+export const AUTH_URL = "http://127.0.0.1:4010"
+export const REDIRECT_URI = "http://127.0.0.1:8888/callback"
+
+export const credentials = { clientId: "client-id", clientSecret: "client-secret", authUrl: AUTH_URL } as const
+
+/** A successful token response body (RFC 6749 §5.1). */
+export const tokenBody = (accessToken: string, extra: Readonly<Record<string, unknown>> = {}) => ({
+  access_token: accessToken,
+  token_type: "Bearer",
+  expires_in: 3600,
+  ...extra
+})
+
+export const tokenResponse = (accessToken: string, extra: Readonly<Record<string, unknown>> = {}): MockResponse =>
+  MockHttpClient.json(tokenBody(accessToken, extra))
+
+/** An OAuth error response (RFC 6749 §5.2). */
+export const oauthError = (status: number, error: string, description?: string): MockResponse =>
+  MockHttpClient.json({ error, ...(description !== undefined ? { error_description: description } : {}) }, status)
+
+/** Answers every request with a new token `tok-1`, `tok-2`, … */
+export const numberedTokens =
+  (extra: Readonly<Record<string, unknown>> = {}): MockHandler =>
+  (_request, call) =>
+    tokenResponse(`tok-${call + 1}`, extra)
+
+export const clientCredentialsLayer = (handler: MockHandler, options: ClientCredentials.Options = {}) =>
+  ClientCredentials.layer({ ...credentials, ...options }).pipe(Layer.provideMerge(MockHttpClient.layer(handler)))
+
+export const authorizationCodeLayer = (handler: MockHandler, options: AuthorizationCode.Options = {}) =>
+  AuthorizationCode.layer({ ...credentials, redirectUri: REDIRECT_URI, ...options }).pipe(
+    Layer.provideMerge(MockHttpClient.layer(handler))
+  )
+
+export const requests: Effect.Effect<ReadonlyArray<RecordedRequest>, never, MockHttpClient> = Effect.flatMap(
+  MockHttpClient,
+  (mock) => mock.requests
+)
+
+export const requestCount = Effect.map(requests, (all) => all.length)
+
+/** Yields until the mock has seen `n` requests (bounded: gives up after 10,000 yields and returns the count). */
+export const awaitRequests = (n: number) =>
+  requestCount.pipe(
+    Effect.tap(() => Effect.yieldNow()),
+    Effect.repeat({ until: (count) => count >= n, times: 10_000 })
+  )
+
+export const setHandler = (handler: MockHandler) => Effect.flatMap(MockHttpClient, (mock) => mock.setHandler(handler))
+
+export const tokenInfo = (
+  accessToken: string,
+  expiresAt: number,
+  extra: { readonly refreshToken?: string; readonly scope?: string } = {}
+) =>
+  new TokenInfo({
+    accessToken: Redacted.make(accessToken),
+    expiresAt,
+    ...(extra.refreshToken !== undefined ? { refreshToken: Redacted.make(extra.refreshToken) } : {}),
+    ...(extra.scope !== undefined ? { scope: extra.scope } : {})
+  })
+
+export const value = (token: Redacted.Redacted<string>) => Redacted.value(token)
