@@ -269,7 +269,7 @@ describe("ServiceClient request policy: 401 and tokens", () => {
       expect(error._tag).toBe("AuthenticationError")
       if (error._tag !== "AuthenticationError") return
       expect(error.status).toBe(401)
-      expect(error.payload).toEqual({ error: { status: 401, message: "The access token expired" } })
+      expect(error.payload).toEqual({ error: "invalid_token", error_description: "The access token expired" })
       expect(error.message).toContain("The access token expired")
       expect(count).toBe(2)
       expect(yield* provider.rejected).toEqual(["tok-1"])
@@ -392,7 +392,7 @@ describe("ServiceClient request policy: 401 and tokens", () => {
       expect(error._tag).toBe("AuthenticationError")
       if (error._tag !== "AuthenticationError") return
       expect(error.status).toBe(401)
-      expect(error.payload).toEqual({ error: { status: 401, message: "The access token expired" } })
+      expect(error.payload).toEqual({ error: "invalid_token", error_description: "The access token expired" })
       expect(yield* authorizations).toEqual(["Bearer fixed-token", "Bearer fixed-token"])
       expect(Option.isNone(yield* Effect.serviceOption(TokenProvider))).toBe(true)
     }).pipe(

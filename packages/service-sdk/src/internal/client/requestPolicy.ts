@@ -211,8 +211,8 @@ export const make = (
             : ""
       }${detail !== undefined ? `: ${detail}` : ""}`,
       status: 401,
-      // The data API's error body ({"error": {"status", "message"}}), as DESIGN asks; not an OAuth error payload.
-      payload: payload as ErrorPayload | undefined
+      // RFC 6750 §3.1: a rejected bearer token is `invalid_token`; the API's own message is the description.
+      payload: { error: "invalid_token", ...(detail !== undefined ? { error_description: detail } : {}) } satisfies ErrorPayload
     })
   }
 
