@@ -1,1 +1,16 @@
-export {}
+/**
+ * @since 0.1.0
+ */
+export {
+  type ClientRegistration,
+  defaultClientId,
+  defaultClientSecret,
+  Emulator,
+  type EmulatorConfig,
+  EmulatorError,
+  type EmulatorHandle,
+  type EmulatorOptions,
+  type Fault,
+  type PlaybackState,
+  type Stats
+} from "./Emulator.js"

@@ -1,0 +1,196 @@
+/**
+ * `service-sdk demo`: the whole story against an embedded emulator, with readable output and a summary table.
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Emulator } from "@service-sdk/emulator"
+import * as Clock from "effect/Clock"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import { AuthorizationCode, authorizeLocal, ClientCredentials, maskToken, ServiceClient, TokenProvider } from "service-sdk"
+import { seconds, table } from "./format.js"
+import { freeLoopbackPort, visit } from "./loopback.js"
+
+interface Row {
+  readonly step: string
+  readonly label: string
+  readonly outcome: string
+  readonly tokenRequests: number
+  readonly apiRequests: number
+  readonly millis: number
+}
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
+
+const ALBUM_ID = "6akEvsycLGftJxYudPjmqK"
+const HERD = 1_000
+
+export const demo = Effect.gen(function* () {
+  const emulator = yield* Emulator.make({ autoApprove: true })
+  const rows = yield* Ref.make<ReadonlyArray<Row>>([])
+  yield* Console.log(`service-sdk demo — embedded emulator at ${emulator.authUrl} (data API ${emulator.apiUrl})`)
+
+  /** Runs one chapter of the story: prints its title, times it, and counts the requests the emulator saw. */
+  const step = <A, E, R>(label: string, title: string, effect: Effect.Effect<A, E, R>, outcome: (a: A) => string) =>
+    Effect.gen(function* () {
+      yield* Console.log(`\n▶ ${title}`)
+      const before = yield* emulator.stats
+      const start = yield* Clock.currentTimeMillis
+      const result = yield* effect
+      const millis = (yield* Clock.currentTimeMillis) - start
+      const after = yield* emulator.stats
+      const row: Row = {
+        step: title,
+        label,
+        outcome: outcome(result),
+        tokenRequests: after.tokenRequests.total - before.tokenRequests.total,
+        apiRequests: after.apiRequests.total - before.apiRequests.total,
+        millis
+      }
+      yield* Console.log(
+        `  ✓ ${row.outcome} (${count(row.tokenRequests, "token request")}, ${count(row.apiRequests, "API request")}, ${seconds(millis)})`
+      )
+      yield* Ref.update(rows, (all) => [...all, row])
+      return result
+    })
+
+  const credentials = { clientId: emulator.clientId, clientSecret: emulator.clientSecret, authUrl: emulator.authUrl }
+  const http = NodeHttpClient.layerUndici
+
+  // 1. App-only: client credentials
+  const appLayer = ServiceClient.layer({ apiUrl: emulator.apiUrl }).pipe(
+    Layer.provideMerge(ClientCredentials.layer(credentials)),
+    Layer.provide(http)
+  )
+  yield* step(
+    "client credentials",
+    "Client credentials: app token, then an album",
+    Effect.gen(function* () {
+      const token = yield* (yield* TokenProvider).getAccessToken
+      yield* Console.log(`  app token ${maskToken(Redacted.value(token))}`)
+      const album = yield* (yield* ServiceClient).albums.get(ALBUM_ID)
+      yield* Console.log(`  album: “${album.name}” by ${album.artists.map((artist) => artist.name).join(", ")}`)
+      return album
+    }).pipe(Effect.provide(appLayer)),
+    (album) => `album “${album.name}” with an app token`
+  )
+
+  // 2. User-scoped: authorization code through the loopback redirect helper
+  const port = yield* freeLoopbackPort
+  const userLayer = ServiceClient.layer({ apiUrl: emulator.apiUrl }).pipe(
+    Layer.provideMerge(
+      AuthorizationCode.layer({
+        ...credentials,
+        redirectUri: `http://127.0.0.1:${port}/callback`,
+        scope: ["user-read-private", "user-read-email", "user-library-read"],
+        skew: "1 second"
+      })
+    ),
+    Layer.provide(http)
+  )
+
+  yield* Effect.gen(function* () {
+    const client = yield* ServiceClient
+    const provider = yield* TokenProvider
+
+    yield* step(
+      "authorization code",
+      "Authorization code: consent (auto-approved) → loopback redirect → tokens",
+      authorizeLocal({
+        openBrowser: false,
+        onAuthorizationUrl: (url) =>
+          Console.log(`  consent page: ${url.slice(0, 72)}…`).pipe(Effect.zipRight(Effect.forkDaemon(visit(url))))
+      }),
+      (token) =>
+        `user token ${maskToken(Redacted.value(token.accessToken))} + refresh token ${
+          token.refreshToken ? maskToken(Redacted.value(token.refreshToken)) : "none"
+        }`
+    )
+
+    yield* step(
+      "profile + saved tracks",
+      "The user's profile and saved tracks",
+      Effect.gen(function* () {
+        const me = yield* client.users.me
+        const saved = yield* client.library.savedTracks({ limit: 3 })
+        yield* Console.log(`  signed in as ${me.display_name} (${me.id})`)
+        for (const item of saved.items) yield* Console.log(`  ♪ ${item.track.name}`)
+        return { me, total: saved.total }
+      }),
+      ({ me, total }) => `${me.display_name} has ${total} saved tracks`
+    )
+
+    yield* step(
+      "expiry → refresh",
+      "A 2-second token expires and is renewed transparently",
+      Effect.gen(function* () {
+        yield* emulator.configure({ tokenLifetime: 2 })
+        const old = yield* provider.forceRefresh(yield* provider.getAccessToken)
+        yield* Console.log(`  token ${maskToken(Redacted.value(old))} lives 2 s (renewed 1 s early); waiting 1.5 s…`)
+        yield* Effect.sleep("1500 millis")
+        const me = yield* client.users.me
+        const renewed = yield* provider.getAccessToken
+        return { me, renewed: Redacted.value(renewed) !== Redacted.value(old) }
+      }),
+      ({ renewed }) => (renewed ? "renewed by a refresh; the call just worked" : "token was not renewed (unexpected)")
+    )
+
+    yield* Console.log("\n  (waiting 1.2 s for that token to go stale)")
+    yield* Effect.sleep("1200 millis")
+    yield* step(
+      "thundering herd",
+      `${HERD.toLocaleString("en")} concurrent getAccessToken calls on an expired token`,
+      Effect.gen(function* () {
+        const tokens = yield* Effect.all(
+          Array.from({ length: HERD }, () => provider.getAccessToken),
+          { concurrency: "unbounded" }
+        )
+        return new Set(tokens.map(Redacted.value)).size
+      }),
+      (distinct) => `${HERD.toLocaleString("en")} callers, ${distinct === 1 ? "one token" : `${distinct} tokens`}`
+    )
+    yield* emulator.configure({ tokenLifetime: 3600 })
+
+    yield* step(
+      "401 → forced refresh",
+      "A revoked token: 401, one forced refresh, retried",
+      Effect.gen(function* () {
+        const current = yield* provider.getAccessToken
+        yield* emulator.revoke(Redacted.value(current))
+        yield* Console.log(`  revoked ${maskToken(Redacted.value(current))} at the emulator`)
+        return yield* client.users.me
+      }),
+      (me) => `recovered: still ${me.display_name}`
+    )
+
+    yield* step(
+      "503 storm",
+      "A 503 storm (3 failures) ridden out by retries",
+      Effect.gen(function* () {
+        yield* emulator.injectFault({ target: "api", count: 3, status: 503 })
+        return yield* client.albums.get(ALBUM_ID)
+      }),
+      (album) => `album “${album.name}” after backing off`
+    )
+  }).pipe(Effect.provide(userLayer))
+
+  const all = yield* Ref.get(rows)
+  const stats = yield* emulator.stats
+  yield* Console.log(
+    `\nSummary\n${table(
+      ["step", "outcome", "token req.", "API req.", "time"],
+      all.map((row) => [row.label, row.outcome, String(row.tokenRequests), String(row.apiRequests), seconds(row.millis)])
+    )}`
+  )
+  yield* Console.log(
+    `\nThe emulator saw ${stats.tokenRequests.total} token requests (${stats.tokenRequests.client_credentials} client_credentials, ${stats.tokenRequests.authorization_code} authorization_code, ${stats.tokenRequests.refresh_token} refresh_token) and ${stats.apiRequests.total} API requests. Tokens are shown masked.`
+  )
+  const herd = all.find((row) => row.label === "thundering herd")
+  if (herd !== undefined && herd.tokenRequests !== 1) {
+    return yield* Effect.dieMessage(`the herd made ${herd.tokenRequests} token requests instead of 1`)
+  }
+  return Option.none()
+}).pipe(Effect.scoped)

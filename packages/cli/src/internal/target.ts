@@ -1,0 +1,98 @@
+/**
+ * Which Service a command talks to: the real one (flags, then the environment variables of the SDK), or an
+ * embedded emulator (`--emulator`), started on a free loopback port for the command's lifetime.
+ */
+import * as Options from "@effect/cli/Options"
+import { Emulator, type EmulatorError, type EmulatorOptions } from "@service-sdk/emulator"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import { ConfigurationError } from "service-sdk"
+
+/** The options every command takes. */
+export const targetOptions = {
+  authUrl: Options.text("auth-url").pipe(
+    Options.withDescription("accounts service URL (default $SERVICE_SDK_AUTH_URL, else https://accounts.service.example)"),
+    Options.optional
+  ),
+  apiUrl: Options.text("api-url").pipe(
+    Options.withDescription("data API URL (default $SERVICE_SDK_API_URL, else https://api.service.example/v1)"),
+    Options.optional
+  ),
+  clientId: Options.text("client-id").pipe(
+    Options.withDescription("OAuth client id (default $SERVICE_SDK_CLIENT_ID)"),
+    Options.optional
+  ),
+  clientSecret: Options.redacted("client-secret").pipe(
+    Options.withDescription("OAuth client secret (default $SERVICE_SDK_CLIENT_SECRET)"),
+    Options.optional
+  ),
+  emulator: Options.boolean("emulator").pipe(
+    Options.withDescription("use an embedded emulator of the Service instead of the real one")
+  )
+}
+
+export interface TargetFlags {
+  readonly authUrl: Option.Option<string>
+  readonly apiUrl: Option.Option<string>
+  readonly clientId: Option.Option<string>
+  readonly clientSecret: Option.Option<Redacted.Redacted<string>>
+  readonly emulator: boolean
+}
+
+/** Resolved connection settings; `undefined` lets the SDK read its environment variable. */
+export interface Target {
+  readonly authUrl: string | undefined
+  readonly apiUrl: string | undefined
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+  /** The embedded emulator, with `--emulator`. */
+  readonly emulator: Emulator.Service | undefined
+}
+
+const fromEnv = (name: string) =>
+  Config.option(Config.string(name)).pipe(
+    Effect.map(Option.filter((value) => value.trim() !== "")),
+    Effect.orElseSucceed(() => Option.none<string>())
+  )
+
+/** The connection settings of a command, starting an embedded emulator (scoped) with `--emulator`. */
+export const resolveTarget = (
+  flags: TargetFlags,
+  emulatorOptions: EmulatorOptions = {}
+): Effect.Effect<Target, ConfigurationError | EmulatorError, Scope.Scope> =>
+  Effect.gen(function* () {
+    if (flags.emulator) {
+      const emulator = yield* Emulator.make(emulatorOptions)
+      return {
+        authUrl: emulator.authUrl,
+        apiUrl: emulator.apiUrl,
+        clientId: Option.getOrElse(flags.clientId, () => Emulator.defaultClientId),
+        clientSecret: Option.getOrElse(flags.clientSecret, () => Redacted.make(Emulator.defaultClientSecret)),
+        emulator
+      }
+    }
+    const clientId = Option.orElse(flags.clientId, () => Option.none<string>())
+    const envId = yield* fromEnv("SERVICE_SDK_CLIENT_ID")
+    const envSecret = yield* fromEnv("SERVICE_SDK_CLIENT_SECRET")
+    const id = Option.orElse(clientId, () => envId)
+    const secret = Option.orElse(flags.clientSecret, () => Option.map(envSecret, Redacted.make))
+    if (Option.isNone(id) || Option.isNone(secret)) {
+      const missing = [
+        ...(Option.isNone(id) ? ["--client-id / SERVICE_SDK_CLIENT_ID"] : []),
+        ...(Option.isNone(secret) ? ["--client-secret / SERVICE_SDK_CLIENT_SECRET"] : [])
+      ]
+      return yield* new ConfigurationError({
+        message: `missing credentials: pass ${missing.join(" and ")} (or try --emulator)`
+      })
+    }
+    return {
+      authUrl: Option.getOrUndefined(flags.authUrl),
+      apiUrl: Option.getOrUndefined(flags.apiUrl),
+      clientId: id.value,
+      clientSecret: secret.value,
+      emulator: undefined
+    }
+  })

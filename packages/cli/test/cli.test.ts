@@ -1,0 +1,187 @@
+import { Emulator, type EmulatorHandle } from "@service-sdk/emulator"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const root = join(import.meta.dirname, "..", "..", "..")
+const bin = join(root, "packages", "cli", "dist", "bin.js")
+
+/** The environment without the SDK's variables, so tests do not depend on the machine. */
+const cleanEnv = () => {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith("SERVICE_SDK_") && value !== undefined) env[name] = value
+  }
+  return env
+}
+
+interface Result {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the built bin; `onStdout` sees output as it comes (to act on a printed URL). */
+const run = (
+  args: ReadonlyArray<string>,
+  options: { env?: Record<string, string>; timeoutMs?: number; onStdout?: (text: string, child: ChildProcess) => void } = {}
+) =>
+  new Promise<Result>((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: options.env ?? cleanEnv(), stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`timed out: service-sdk ${args.join(" ")}\n${stdout}\n${stderr}`))
+    }, options.timeoutMs ?? 30_000)
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString()
+      options.onStdout?.(stdout, child)
+    })
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+
+beforeAll(() => {
+  // the CLI tests run the real bin: make sure dist is current (tsc -b is incremental and fast)
+  execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-b", join(root, "packages", "cli")], { stdio: "inherit" })
+}, 120_000)
+
+describe("service-sdk CLI", () => {
+  it("demo runs the whole story and ends with the summary", async () => {
+    const result = await run(["demo"], { timeoutMs: 60_000 })
+    expect(result.stderr).toBe("")
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("Summary")
+    // the herd row of the summary: one token request for 1,000 callers
+    expect(result.stdout).toMatch(/thundering herd\s+1,000 callers, one token\s+1\s/)
+    expect(result.stdout).toContain("recovered")
+    expect(result.stdout).toContain("after backing off")
+    // tokens appear masked only: 4 characters, an ellipsis, 4 characters
+    expect(result.stdout).toMatch(/token [A-Za-z0-9_-]{4}…[A-Za-z0-9_-]{4}/)
+  }, 90_000)
+
+  it("token --emulator --json prints valid JSON with a masked token", async () => {
+    const result = await run(["token", "--emulator", "--json"])
+    expect(result.code).toBe(0)
+    const json = JSON.parse(result.stdout.trim())
+    expect(json.access_token).toMatch(/^.{4}….{4}$/)
+    expect(json.token_type).toBe("Bearer")
+    expect(json.expires_in).toBeGreaterThan(3500)
+    expect(json.expires_in).toBeLessThanOrEqual(3600)
+  })
+
+  it("token --emulator --reveal prints the raw token alone, for piping", async () => {
+    const result = await run(["token", "--emulator", "--reveal"])
+    expect(result.code).toBe(0)
+    const token = result.stdout.trim()
+    expect(token).not.toContain("…")
+    expect(token.length).toBeGreaterThanOrEqual(32)
+    expect(token.split("\n")).toHaveLength(1)
+  })
+
+  it("missing credentials exit non-zero with one line naming the variables", async () => {
+    const result = await run(["token"])
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toContain("SERVICE_SDK_CLIENT_ID")
+    expect(result.stderr).toContain("SERVICE_SDK_CLIENT_SECRET")
+    expect(result.stderr.trim().split("\n")).toHaveLength(1)
+  })
+
+  it("a network failure says which URL", async () => {
+    const result = await run([
+      "token",
+      "--auth-url",
+      "http://127.0.0.1:9",
+      "--client-id",
+      "id",
+      "--client-secret",
+      "secret-canary-value"
+    ])
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toContain("http://127.0.0.1:9")
+    expect(result.stderr).not.toContain("secret-canary-value")
+  })
+
+  it("--help works on every command", async () => {
+    for (const command of [[], ["demo"], ["token"], ["login"], ["whoami"], ["emulator"]]) {
+      const result = await run([...command, "--help"])
+      expect(result.code, `service-sdk ${command.join(" ")} --help`).toBe(0)
+      expect(result.stdout).toContain("USAGE")
+    }
+  })
+
+  describe("login and whoami against a running emulator", () => {
+    let emulator: EmulatorHandle
+    beforeAll(async () => {
+      emulator = await Emulator.start({ autoApprove: true })
+    })
+    afterAll(async () => {
+      await emulator.close()
+    })
+
+    it("login --no-browser prints the URL, saves tokens (0600); whoami uses them", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "service-sdk-cli-"))
+      const cache = join(dir, "nested", "tokens.json")
+      const connection = [
+        "--auth-url",
+        emulator.authUrl,
+        "--api-url",
+        emulator.apiUrl,
+        "--client-id",
+        emulator.clientId,
+        "--client-secret",
+        emulator.clientSecret
+      ]
+      const port = 20_000 + Math.floor(Math.random() * 20_000)
+      let visited = false
+      const login = await run(["login", ...connection, "--no-browser", "--port", String(port), "--cache", cache], {
+        onStdout: (text) => {
+          const url = text.match(/http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+/)?.[0]
+          if (url !== undefined && !visited) {
+            visited = true
+            void fetch(url, { redirect: "follow" }).then((response) => response.text())
+          }
+        }
+      })
+      expect(login.stderr).toBe("")
+      expect(login.code).toBe(0)
+      expect(visited).toBe(true)
+      expect(login.stdout).toContain(`tokens saved to ${cache}`)
+      expect(statSync(cache).mode & 0o777).toBe(0o600)
+      const saved = JSON.parse(readFileSync(cache, "utf8"))
+      expect(typeof saved.access_token).toBe("string")
+      expect(typeof saved.refresh_token).toBe("string")
+      expect(login.stdout).not.toContain(saved.access_token)
+
+      const whoami = await run(["whoami", ...connection, "--cache", cache])
+      expect(whoami.stderr).toBe("")
+      expect(whoami.code).toBe(0)
+      expect(whoami.stdout).toContain("emulator-user")
+    })
+
+    it("whoami without a saved login says to run login", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "service-sdk-cli-"))
+      const result = await run([
+        "whoami",
+        "--auth-url",
+        emulator.authUrl,
+        "--client-id",
+        emulator.clientId,
+        "--client-secret",
+        emulator.clientSecret,
+        "--cache",
+        join(dir, "none.json")
+      ])
+      expect(result.code).not.toBe(0)
+      expect(result.stderr).toContain("service-sdk login")
+    })
+  })
+})

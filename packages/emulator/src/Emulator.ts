@@ -1,0 +1,254 @@
+/**
+ * A local emulator of the Service: the accounts service (`POST /api/token`, `GET /authorize`) and the data API
+ * (`/v1`) on one loopback HTTP server, with fault injection and request statistics for tests and benchmarks.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import type { EmulatorError } from "./EmulatorError.js"
+import * as internal from "./internal/emulator.js"
+
+export {
+  /**
+   * @since 0.1.0
+   */
+  EmulatorError
+} from "./EmulatorError.js"
+
+/**
+ * A registered OAuth client.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ClientRegistration {
+  readonly clientId: string
+  readonly clientSecret: string
+  /** exact redirect URIs this client may use; when absent, any `http` URI on a loopback host is accepted */
+  readonly redirectUris?: ReadonlyArray<string>
+}
+
+/**
+ * What `GET /v1/me/player` reports; `null` means nothing is playing (204).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PlaybackState {
+  /** a catalogue track id */
+  readonly trackId: string
+  readonly isPlaying?: boolean
+  readonly progressMs?: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface EmulatorOptions {
+  /** the port to listen on; 0 (the default) picks a free one */
+  readonly port?: number
+  /** the only interface the emulator binds */
+  readonly host?: "127.0.0.1"
+  /** extra registered clients; the default client `emulator-client` / `emulator-secret` is always registered */
+  readonly clients?: ReadonlyArray<ClientRegistration>
+  /** access token lifetime in seconds (default 3600) */
+  readonly tokenLifetime?: number
+  /** return a new refresh token on every refresh and invalidate the old one (default false) */
+  readonly rotateRefreshTokens?: boolean
+  /** `/authorize` redirects at once instead of showing the consent page (default false) */
+  readonly autoApprove?: boolean
+  /** fixed extra latency in milliseconds on every `/api/token` response, for benchmarks (default 0) */
+  readonly tokenLatencyMs?: number
+  /** what the player reports at start (default `null`: nothing playing) */
+  readonly playback?: PlaybackState | null
+}
+
+/**
+ * Settings that can change while the emulator runs; omitted fields keep their value.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface EmulatorConfig {
+  readonly tokenLifetime?: number
+  readonly rotateRefreshTokens?: boolean
+  readonly autoApprove?: boolean
+  readonly playback?: PlaybackState | null
+}
+
+/**
+ * Request counters since start (or the last reset), as served by `GET /__emulator/stats`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Stats {
+  readonly tokenRequests: {
+    readonly total: number
+    readonly client_credentials: number
+    readonly authorization_code: number
+    readonly refresh_token: number
+  }
+  readonly apiRequests: {
+    readonly total: number
+    /** final status code → count (a connection reset has no status and is not counted here) */
+    readonly byStatus: Readonly<Record<string, number>>
+    /** request path without the query, e.g. `/v1/albums/6akEvsycLGftJxYudPjmqK` → count */
+    readonly byPath: Readonly<Record<string, number>>
+  }
+}
+
+/**
+ * A fault for the next `count` requests to the token endpoint (`"token"`) or the data API (`"api"`).
+ * Faults queue in order. `delayMs` waits first; then `reset` destroys the connection, `malformed` answers 200 with
+ * truncated JSON, `status`/`body` answer with that instead (status defaults to 500 when only `body` is given, body
+ * defaults to a fitting JSON error); `headers` are added to whatever is sent.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Fault {
+  readonly target: "token" | "api"
+  /** how many requests it affects (default 1) */
+  readonly count?: number
+  readonly status?: number
+  readonly body?: string
+  readonly headers?: Readonly<Record<string, string>>
+  readonly delayMs?: number
+  readonly reset?: boolean
+  readonly malformed?: boolean
+}
+
+/**
+ * The running emulator for plain (Promise) code, from {@link start}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface EmulatorHandle extends AsyncDisposable {
+  /** `http://127.0.0.1:<port>` (token endpoint at `/api/token`, consent at `/authorize`) */
+  readonly authUrl: string
+  /** `http://127.0.0.1:<port>/v1` */
+  readonly apiUrl: string
+  readonly port: number
+  /** the default client's id, `emulator-client` */
+  readonly clientId: string
+  /** the default client's secret, `emulator-secret` */
+  readonly clientSecret: string
+  readonly stats: () => Promise<Stats>
+  readonly injectFault: (fault: Fault) => Promise<void>
+  readonly configure: (config: EmulatorConfig) => Promise<void>
+  /** revokes an access or refresh token; resolves to whether it was known */
+  readonly revoke: (token: string) => Promise<boolean>
+  readonly reset: () => Promise<void>
+  /** stops the server (idempotent) */
+  readonly close: () => Promise<void>
+}
+
+/**
+ * The default client id.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultClientId: string = internal.defaultClientId
+
+/**
+ * The default client secret.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultClientSecret: string = internal.defaultClientSecret
+
+/**
+ * Starts an emulator in the current scope; closing the scope stops it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: (options?: EmulatorOptions) => Effect.Effect<Emulator.Service, EmulatorError, Scope.Scope> =
+  internal.make
+
+/**
+ * A layer that starts an emulator and stops it when the layer's scope closes.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options?: EmulatorOptions): Layer.Layer<Emulator, EmulatorError> =>
+  Layer.scoped(Emulator, make(options))
+
+/**
+ * Starts an emulator for plain code. Call `close()` (or use `await using`) to stop it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const start: (options?: EmulatorOptions) => Promise<EmulatorHandle> = internal.start
+
+/**
+ * The running emulator.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Emulator extends Context.Tag("@service-sdk/emulator/Emulator")<Emulator, Emulator.Service>() {
+  /**
+   * @since 0.1.0
+   */
+  static readonly make = make
+  /**
+   * @since 0.1.0
+   */
+  static readonly layer = layer
+  /**
+   * @since 0.1.0
+   */
+  static readonly start = start
+  /**
+   * @since 0.1.0
+   */
+  static readonly defaultClientId = defaultClientId
+  /**
+   * @since 0.1.0
+   */
+  static readonly defaultClientSecret = defaultClientSecret
+}
+
+/**
+ * @since 0.1.0
+ */
+export declare namespace Emulator {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  export interface Service {
+    /** `http://127.0.0.1:<port>` */
+    readonly authUrl: string
+    /** `http://127.0.0.1:<port>/v1` */
+    readonly apiUrl: string
+    readonly port: number
+    /** the default client's id, `emulator-client` */
+    readonly clientId: string
+    /** the default client's secret, `emulator-secret` */
+    readonly clientSecret: string
+    readonly stats: Effect.Effect<Stats>
+    readonly injectFault: (fault: Fault) => Effect.Effect<void, EmulatorError>
+    readonly configure: (config: EmulatorConfig) => Effect.Effect<void, EmulatorError>
+    /** revokes an access or refresh token; succeeds with whether it was known */
+    readonly revoke: (token: string) => Effect.Effect<boolean>
+    /** back to the start options: clears tokens, codes, faults, stats and library changes */
+    readonly reset: Effect.Effect<void>
+  }
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  export type Options = EmulatorOptions
+}

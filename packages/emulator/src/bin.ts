@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+/**
+ * `service-sdk-emulator`: runs the emulator until Ctrl-C.
+ *
+ * @since 0.1.0
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { parseArgs } from "node:util"
+import { Emulator, type EmulatorOptions } from "./Emulator.js"
+import { EmulatorError } from "./EmulatorError.js"
+
+const USAGE = `Usage: service-sdk-emulator [options]
+
+Runs a local emulator of the Service (accounts + data API) on 127.0.0.1 until Ctrl-C.
+
+Options:
+  -p, --port <n>               port to listen on (default 0: any free port)
+      --auto-approve           approve /authorize requests without showing the consent page
+      --token-lifetime <s>     access token lifetime in seconds (default 3600)
+      --rotate-refresh-tokens  issue a new refresh token on every refresh
+      --token-latency-ms <ms>  extra latency on every token response (default 0)
+      --client <id:secret>     register another client (repeatable)
+  -h, --help                   show this help`
+
+const integer = (name: string, raw: string | undefined): Effect.Effect<number | undefined, EmulatorError> => {
+  if (raw === undefined) return Effect.succeed(undefined)
+  return /^\d+$/.test(raw)
+    ? Effect.succeed(Number(raw))
+    : Effect.fail(new EmulatorError({ message: `--${name} must be a non-negative integer, got ${raw}` }))
+}
+
+const parseOptions = (argv: ReadonlyArray<string>): Effect.Effect<EmulatorOptions | "help", EmulatorError> =>
+  Effect.gen(function* () {
+    const parsed = yield* Effect.try({
+      try: () =>
+        parseArgs({
+          args: [...argv],
+          strict: true,
+          allowPositionals: false,
+          options: {
+            port: { type: "string", short: "p" },
+            "auto-approve": { type: "boolean" },
+            "token-lifetime": { type: "string" },
+            "rotate-refresh-tokens": { type: "boolean" },
+            "token-latency-ms": { type: "string" },
+            client: { type: "string", multiple: true },
+            help: { type: "boolean", short: "h" }
+          }
+        }).values,
+      catch: (cause) => new EmulatorError({ message: (cause as Error).message, cause })
+    })
+    if (parsed.help === true) return "help" as const
+    const port = yield* integer("port", parsed.port)
+    const tokenLifetime = yield* integer("token-lifetime", parsed["token-lifetime"])
+    const tokenLatencyMs = yield* integer("token-latency-ms", parsed["token-latency-ms"])
+    const clients: Array<{ clientId: string; clientSecret: string }> = []
+    for (const client of parsed.client ?? []) {
+      const colon = client.indexOf(":")
+      if (colon <= 0 || colon === client.length - 1) {
+        return yield* new EmulatorError({ message: `--client must look like id:secret, got ${client}` })
+      }
+      clients.push({ clientId: client.slice(0, colon), clientSecret: client.slice(colon + 1) })
+    }
+    const options: EmulatorOptions = {
+      ...(port === undefined ? {} : { port }),
+      ...(tokenLifetime === undefined ? {} : { tokenLifetime }),
+      ...(tokenLatencyMs === undefined ? {} : { tokenLatencyMs }),
+      ...(clients.length === 0 ? {} : { clients }),
+      autoApprove: parsed["auto-approve"] === true,
+      rotateRefreshTokens: parsed["rotate-refresh-tokens"] === true
+    }
+    return options
+  })
+
+const banner = (emulator: Emulator.Service, options: EmulatorOptions): string =>
+  [
+    "Service emulator running (Ctrl-C to stop)",
+    `  auth URL:      ${emulator.authUrl}   (token: /api/token, consent: /authorize)`,
+    `  API URL:       ${emulator.apiUrl}`,
+    `  client id:     ${emulator.clientId}`,
+    `  client secret: ${emulator.clientSecret}`,
+    `  control:       ${emulator.authUrl}/__emulator/stats`,
+    `  auto-approve:  ${options.autoApprove === true ? "on" : "off"}`,
+    "",
+    "Point the SDK at it:",
+    `  export SERVICE_SDK_AUTH_URL=${emulator.authUrl}`,
+    `  export SERVICE_SDK_API_URL=${emulator.apiUrl}`,
+    `  export SERVICE_SDK_CLIENT_ID=${emulator.clientId}`,
+    `  export SERVICE_SDK_CLIENT_SECRET=${emulator.clientSecret}`
+  ].join("\n")
+
+const main = Effect.gen(function* () {
+  const options = yield* parseOptions(process.argv.slice(2))
+  if (options === "help") {
+    return yield* Console.log(USAGE)
+  }
+  const emulator = yield* Emulator.make(options)
+  yield* Effect.addFinalizer(() => Console.log("Service emulator stopped"))
+  yield* Console.log(banner(emulator, options))
+  return yield* Effect.never
+}).pipe(
+  Effect.scoped,
+  Effect.catchTag("EmulatorError", (error) =>
+    Console.error(`service-sdk-emulator: ${error.message}\n\n${USAGE}`).pipe(
+      Effect.zipRight(Effect.sync(() => (process.exitCode = 2)))
+    )
+  )
+)
+
+NodeRuntime.runMain(main, { disableErrorReporting: false })

@@ -1,0 +1,178 @@
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import { USER } from "./fixtures.js"
+import { consentPage, errorPage } from "./html.js"
+import { mediaType, methods, query, repeatedParameter } from "./http.js"
+import { parseScope } from "./oauth.js"
+import { randomToken } from "./random.js"
+import { CODE_LIFETIME_MS, type EmulatorState } from "./state.js"
+
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "[::1]"])
+
+/**
+ * Native-app redirect URIs (RFC 8252 §7.3): `http` on a loopback host, any port, no fragment (RFC 6749 §3.1.2).
+ *
+ * @internal
+ */
+export const isLoopbackRedirectUri = (raw: string): boolean => {
+  if (raw.includes("#")) return false
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return false
+  }
+  return url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname) && url.username === "" && url.password === ""
+}
+
+/** Authorization response (RFC 6749 §4.1.2): back to the client's redirect URI, keeping its own query. */
+const redirectTo = (redirectUri: string, params: Record<string, string | undefined>) => {
+  const url = new URL(redirectUri)
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined) url.searchParams.set(key, value)
+  }
+  return HttpServerResponse.redirect(url.toString(), { status: 302, headers: { "cache-control": "no-store" } })
+}
+
+const issueCode = (
+  state: EmulatorState,
+  request: { readonly clientId: string; readonly redirectUri: string; readonly scope: string },
+  now: number
+): string => {
+  const code = randomToken()
+  state.codes.set(code, {
+    clientId: request.clientId,
+    redirectUri: request.redirectUri,
+    scope: request.scope,
+    userId: USER.id,
+    expiresAt: now + CODE_LIFETIME_MS,
+    redeemedBy: undefined
+  })
+  return code
+}
+
+const methodNotAllowedPage = (allow: string, method: string) =>
+  HttpServerResponse.setHeader(
+    errorPage(405, "method_not_allowed", `Method ${method} is not allowed here; use ${allow}.`),
+    "allow",
+    allow
+  )
+
+/**
+ * `GET /authorize`: validates the client and redirect URI (errors are shown, never redirected), then redirects errors
+ * in the other parameters, and shows the consent page (or approves at once with `autoApprove`).
+ *
+ * @internal
+ */
+export const authorizeEndpoint = (state: EmulatorState) =>
+  methods(
+    {
+      GET: Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const params = query(request.url)
+        const repeated = repeatedParameter(params)
+        if (repeated !== undefined) {
+          return errorPage(400, "invalid_request", `Parameter repeated: ${repeated}`)
+        }
+        const clientId = params.get("client_id")
+        if (clientId === null || clientId === "") {
+          return errorPage(400, "invalid_request", "Missing required parameter: client_id")
+        }
+        const client = state.options.clients.get(clientId)
+        if (client === undefined) return errorPage(400, "invalid_client", "Invalid client")
+        const redirectUri = params.get("redirect_uri")
+        if (redirectUri === null || redirectUri === "") {
+          return errorPage(400, "invalid_request", "Missing required parameter: redirect_uri")
+        }
+        if (!isLoopbackRedirectUri(redirectUri)) {
+          return errorPage(
+            400,
+            "invalid_request",
+            "Invalid redirect URI: it must be http on a loopback host (127.0.0.1, localhost or [::1])"
+          )
+        }
+        if (client.redirectUris !== undefined && !client.redirectUris.includes(redirectUri)) {
+          return errorPage(400, "invalid_request", "Invalid redirect URI: not registered for this client")
+        }
+        const stateParam = params.get("state") ?? undefined
+        const responseType = params.get("response_type")
+        if (responseType === null || responseType === "") {
+          return redirectTo(redirectUri, {
+            error: "invalid_request",
+            error_description: "Missing required parameter: response_type",
+            state: stateParam
+          })
+        }
+        if (responseType !== "code") {
+          return redirectTo(redirectUri, {
+            error: "unsupported_response_type",
+            error_description: "Only response_type=code is supported",
+            state: stateParam
+          })
+        }
+        const parsed = parseScope(params.get("scope"))
+        if ("invalid" in parsed) {
+          return redirectTo(redirectUri, {
+            error: "invalid_scope",
+            error_description: `Invalid scope: ${parsed.invalid}`,
+            state: stateParam
+          })
+        }
+        const now = yield* Clock.currentTimeMillis
+        const pending = { clientId, redirectUri, scope: parsed.scope }
+        if (state.config.autoApprove) {
+          return redirectTo(redirectUri, { code: issueCode(state, pending, now), state: stateParam })
+        }
+        const requestId = randomToken(24)
+        state.pending.set(requestId, { ...pending, state: stateParam, expiresAt: now + CODE_LIFETIME_MS })
+        return consentPage({ ...pending, requestId, user: USER.displayName })
+      })
+    },
+    methodNotAllowedPage
+  )
+
+/**
+ * `POST /authorize/decision` (the consent form): `request_id` and `decision=approve|deny`; redirects with a `code`
+ * or `error=access_denied`, and the `state` in both cases.
+ *
+ * @internal
+ */
+export const decisionEndpoint = (state: EmulatorState) =>
+  methods(
+    {
+      POST: Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (mediaType(request.headers["content-type"]) !== "application/x-www-form-urlencoded") {
+          return errorPage(
+            400,
+            "invalid_request",
+            "The consent form must be posted as application/x-www-form-urlencoded"
+          )
+        }
+        const body = yield* Effect.orElseSucceed(request.text, () => "")
+        const form = new URLSearchParams(body)
+        const requestId = form.get("request_id") ?? ""
+        const pending = state.pending.get(requestId)
+        const now = yield* Clock.currentTimeMillis
+        if (pending === undefined || now >= pending.expiresAt) {
+          state.pending.delete(requestId)
+          return errorPage(400, "invalid_request", "This authorization request has expired or was already answered")
+        }
+        const decision = form.get("decision")
+        if (decision !== "approve" && decision !== "deny") {
+          return errorPage(400, "invalid_request", "decision must be approve or deny")
+        }
+        state.pending.delete(requestId)
+        return decision === "approve"
+          ? redirectTo(pending.redirectUri, { code: issueCode(state, pending, now), state: pending.state })
+          : redirectTo(pending.redirectUri, {
+              error: "access_denied",
+              error_description: "The user denied access",
+              state: pending.state
+            })
+      })
+    },
+    methodNotAllowedPage
+  )

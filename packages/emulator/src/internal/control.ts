@@ -1,0 +1,177 @@
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type { EmulatorConfig, Fault } from "../Emulator.js"
+import { decodeFault } from "./faults.js"
+import { isLoopbackAddress, json, methods } from "./http.js"
+import type { EmulatorState } from "./state.js"
+
+const PlaybackSchema = Schema.Struct({
+  trackId: Schema.String,
+  isPlaying: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  progressMs: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), { exact: true })
+})
+
+/** @internal */
+export const ConfigSchema = Schema.Struct({
+  tokenLifetime: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 31_536_000)), { exact: true }),
+  rotateRefreshTokens: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  autoApprove: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  playback: Schema.optionalWith(Schema.NullOr(PlaybackSchema), { exact: true })
+})
+
+/** Checks a config update (also the programmatic one) against the schema and the catalogue. @internal */
+export const decodeConfig = (state: EmulatorState, input: unknown): Effect.Effect<EmulatorConfig, string> =>
+  Schema.decodeUnknown(ConfigSchema, { onExcessProperty: "error" })(input).pipe(
+    Effect.mapError((error) => ParseResult.TreeFormatter.formatErrorSync(error)),
+    Effect.filterOrFail(
+      (config) =>
+        config.playback === undefined || config.playback === null || state.catalog.tracks.has(config.playback.trackId),
+      (config) => `Unknown track id for playback: ${config.playback?.trackId}`
+    )
+  )
+
+/** Applies a checked config update. @internal */
+export const applyConfig = (state: EmulatorState, config: EmulatorConfig): void => {
+  state.config = {
+    tokenLifetime: config.tokenLifetime ?? state.config.tokenLifetime,
+    rotateRefreshTokens: config.rotateRefreshTokens ?? state.config.rotateRefreshTokens,
+    autoApprove: config.autoApprove ?? state.config.autoApprove,
+    playback: config.playback === undefined ? state.config.playback : config.playback
+  }
+}
+
+/** @internal */
+export const currentConfig = (state: EmulatorState) => ({
+  ...state.config,
+  tokenLatencyMs: state.options.tokenLatencyMs
+})
+
+const controlError = (status: number, message: string) => json({ error: message }, status)
+
+const jsonBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+  Effect.flatMap(
+    Effect.orElseSucceed(request.text, () => ""),
+    (text) => {
+      if (text.trim() === "") return Effect.succeed<unknown>({})
+      try {
+        return Effect.succeed<unknown>(JSON.parse(text))
+      } catch {
+        return Effect.fail("Body must be JSON")
+      }
+    }
+  )
+)
+
+const withBody = (
+  handle: (body: unknown) => Effect.Effect<HttpServerResponse.HttpServerResponse, string>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
+  jsonBody.pipe(
+    Effect.flatMap(handle),
+    Effect.catchAll((message) => Effect.succeed(controlError(400, message)))
+  )
+
+const notAllowed = (allow: string, method: string) =>
+  json({ error: `Method ${method} not allowed; use ${allow}` }, 405, { allow })
+
+const pendingFaults = (state: EmulatorState) => ({
+  token: state.faults.token.reduce((n, queued) => n + queued.remaining, 0),
+  api: state.faults.api.reduce((n, queued) => n + queued.remaining, 0)
+})
+
+const queuedFaults = (state: EmulatorState): ReadonlyArray<Fault & { readonly remaining: number }> =>
+  [...state.faults.token, ...state.faults.api].map((queued) => ({ ...queued.fault, remaining: queued.remaining }))
+
+/**
+ * The control API under `/__emulator/`, for loopback clients only.
+ *
+ * @internal
+ */
+export const controlRouter = (state: EmulatorState) =>
+  HttpRouter.empty.pipe(
+    HttpRouter.all(
+      "/stats",
+      methods({ GET: Effect.sync(() => json(state.stats(), 200, { "cache-control": "no-store" })) }, notAllowed)
+    ),
+    HttpRouter.all(
+      "/faults",
+      methods(
+        {
+          GET: Effect.sync(() => json({ pending: pendingFaults(state), faults: queuedFaults(state) })),
+          POST: withBody((body) =>
+            Effect.map(decodeFault(body), (fault) => {
+              state.enqueueFault(fault)
+              return json({ ok: true, pending: pendingFaults(state) })
+            })
+          ),
+          DELETE: Effect.sync(() => {
+            state.faults.token.length = 0
+            state.faults.api.length = 0
+            return json({ ok: true, pending: pendingFaults(state) })
+          })
+        },
+        notAllowed
+      )
+    ),
+    HttpRouter.all(
+      "/revoke",
+      methods(
+        {
+          POST: withBody((body) => {
+            const token = (body as { readonly token?: unknown }).token
+            return typeof token === "string" && token !== ""
+              ? Effect.succeed(json({ revoked: state.revoke(token) }))
+              : Effect.fail('Body must be JSON {"token": string}')
+          })
+        },
+        notAllowed
+      )
+    ),
+    HttpRouter.all(
+      "/config",
+      methods(
+        {
+          GET: Effect.sync(() => json(currentConfig(state))),
+          POST: withBody((body) =>
+            Effect.map(decodeConfig(state, body), (config) => {
+              applyConfig(state, config)
+              return json(currentConfig(state))
+            })
+          )
+        },
+        notAllowed
+      )
+    ),
+    HttpRouter.all(
+      "/reset",
+      methods(
+        {
+          POST: Effect.sync(() => {
+            state.reset()
+            return json({ ok: true })
+          })
+        },
+        notAllowed
+      )
+    )
+  )
+
+/**
+ * Guards the control router: 403 for non-loopback peers, JSON 404 for unknown control paths.
+ *
+ * @internal
+ */
+export const controlApp = (state: EmulatorState) => {
+  const router = controlRouter(state).pipe(
+    Effect.catchTag("RouteNotFound", () => Effect.succeed(controlError(404, "Unknown control endpoint")))
+  )
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    isLoopbackAddress(Option.getOrUndefined(request.remoteAddress))
+      ? router
+      : Effect.succeed(controlError(403, "The control API only answers loopback clients"))
+  )
+}

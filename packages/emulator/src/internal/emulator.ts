@@ -1,0 +1,213 @@
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as Http from "node:http"
+import type {
+  ClientRegistration,
+  Emulator,
+  EmulatorConfig,
+  EmulatorHandle,
+  EmulatorOptions,
+  Fault
+} from "../Emulator.js"
+import { EmulatorError } from "../EmulatorError.js"
+import { apiApp } from "./api.js"
+import { authorizeEndpoint, decisionEndpoint } from "./authorize.js"
+import { makeCatalog } from "./catalog.js"
+import { applyConfig, controlApp, decodeConfig } from "./control.js"
+import { decodeFault } from "./faults.js"
+import { TRACKS } from "./fixtures.js"
+import { json, methods } from "./http.js"
+import { tokenEndpoint } from "./oauth.js"
+import { EmulatorState, type ResolvedOptions } from "./state.js"
+
+/** @internal */
+export const defaultClientId = "emulator-client"
+
+/** @internal */
+export const defaultClientSecret = "emulator-secret"
+
+const HOST = "127.0.0.1"
+
+const MAX_BODY_BYTES = 1024 * 1024
+
+const TRACK_IDS: ReadonlySet<string> = new Set(TRACKS.map((track) => track.id))
+
+const invalid = (message: string) => Effect.fail(new EmulatorError({ message: `Invalid emulator options: ${message}` }))
+
+const isNonNegativeInt = (n: unknown, max: number): n is number =>
+  typeof n === "number" && Number.isInteger(n) && n >= 0 && n <= max
+
+const resolveOptions = (
+  options: EmulatorOptions
+): Effect.Effect<ResolvedOptions & { readonly port: number }, EmulatorError> => {
+  const port = options.port ?? 0
+  if (!isNonNegativeInt(port, 65_535)) return invalid(`port must be an integer from 0 to 65535, got ${String(port)}`)
+  if (options.host !== undefined && options.host !== HOST) {
+    return invalid(`host must be ${HOST} (the emulator only listens on loopback), got ${String(options.host)}`)
+  }
+  const tokenLifetime = options.tokenLifetime ?? 3600
+  if (!isNonNegativeInt(tokenLifetime, 31_536_000)) {
+    return invalid(`tokenLifetime must be a whole number of seconds, got ${String(tokenLifetime)}`)
+  }
+  const tokenLatencyMs = options.tokenLatencyMs ?? 0
+  if (typeof tokenLatencyMs !== "number" || !Number.isFinite(tokenLatencyMs) || tokenLatencyMs < 0) {
+    return invalid(`tokenLatencyMs must be a non-negative number, got ${String(tokenLatencyMs)}`)
+  }
+  const playback = options.playback ?? null
+  if (playback !== null && !TRACK_IDS.has(playback.trackId)) {
+    return invalid(`playback.trackId is not a catalogue track: ${playback.trackId}`)
+  }
+  const clients = new Map<string, ClientRegistration>([
+    [defaultClientId, { clientId: defaultClientId, clientSecret: defaultClientSecret }]
+  ])
+  for (const client of options.clients ?? []) {
+    if (typeof client.clientId !== "string" || client.clientId === "" || client.clientId.includes(":")) {
+      return invalid("every client needs a non-empty clientId without ':'")
+    }
+    if (typeof client.clientSecret !== "string" || client.clientSecret === "") {
+      return invalid(`client ${client.clientId} needs a non-empty clientSecret`)
+    }
+    clients.set(client.clientId, client)
+  }
+  return Effect.succeed({
+    port,
+    clients,
+    defaultClient: clients.get(defaultClientId)!,
+    tokenLatencyMs,
+    config: {
+      tokenLifetime,
+      rotateRefreshTokens: options.rotateRefreshTokens ?? false,
+      autoApprove: options.autoApprove ?? false,
+      playback
+    }
+  })
+}
+
+const index = (state: EmulatorState, authUrl: string) =>
+  methods(
+    {
+      GET: Effect.sync(() =>
+        json({
+          service: "service-sdk emulator",
+          authUrl,
+          apiUrl: state.catalog.apiUrl,
+          tokenEndpoint: `${authUrl}/api/token`,
+          authorizationEndpoint: `${authUrl}/authorize`,
+          control: `${authUrl}/__emulator/`,
+          clientId: state.options.defaultClient.clientId
+        })
+      )
+    },
+    (allow) => json({ error: "Method not allowed" }, 405, { allow })
+  )
+
+/** The whole server: accounts service, data API and control API on one router. @internal */
+export const makeApp = (state: EmulatorState, authUrl: string) =>
+  HttpRouter.empty.pipe(
+    HttpRouter.all("/", index(state, authUrl)),
+    HttpRouter.all("/api/token", tokenEndpoint(state)),
+    HttpRouter.all("/authorize", authorizeEndpoint(state)),
+    HttpRouter.all("/authorize/decision", decisionEndpoint(state)),
+    HttpRouter.mountApp("/__emulator", controlApp(state)),
+    HttpRouter.mountApp("/v1", apiApp(state), { includePrefix: true }),
+    Effect.catchTag("RouteNotFound", () => Effect.succeed(json({ error: "Not found" }, 404))),
+    // a bug must cost one response, never the server
+    Effect.catchAllDefect(() => Effect.succeed(json({ error: "server_error" }, 500)))
+  )
+
+const listenError = (port: number) => (cause: unknown) => {
+  const code = (cause as { readonly cause?: { readonly code?: unknown } }).cause?.code
+  return new EmulatorError({
+    message:
+      code === "EADDRINUSE"
+        ? `Port ${port} is already in use on ${HOST}`
+        : `The emulator could not listen on ${HOST}:${port}${typeof code === "string" ? ` (${code})` : ""}`,
+    cause
+  })
+}
+
+/** @internal */
+export const make = (options: EmulatorOptions = {}): Effect.Effect<Emulator.Service, EmulatorError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const resolved = yield* resolveOptions(options)
+    const nodeServer = Http.createServer()
+    const server = yield* NodeHttpServer.make(() => nodeServer, { port: resolved.port, host: HOST }).pipe(
+      Effect.mapError(listenError(resolved.port))
+    )
+    // runs before the server's own close: do not wait for keep-alive or slow (delayed) requests
+    yield* Effect.addFinalizer(() => Effect.sync(() => nodeServer.closeAllConnections()))
+    const port = server.address._tag === "TcpAddress" ? server.address.port : resolved.port
+    const authUrl = `http://${HOST}:${port}`
+    const apiUrl = `${authUrl}/v1`
+    const state = new EmulatorState(resolved, makeCatalog(apiUrl))
+    yield* HttpServer.serveEffect(makeApp(state, authUrl)).pipe(
+      Effect.provideService(HttpServer.HttpServer, server),
+      HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
+      HttpMiddleware.withTracerDisabledWhenEffect(() => true)
+    )
+    yield* Effect.logDebug(`emulator listening on ${authUrl}`)
+    const service: Emulator.Service = {
+      authUrl,
+      apiUrl,
+      port,
+      clientId: resolved.defaultClient.clientId,
+      clientSecret: resolved.defaultClient.clientSecret,
+      stats: Effect.sync(() => state.stats()),
+      injectFault: (fault: Fault) =>
+        decodeFault(fault).pipe(
+          Effect.mapError((message) => new EmulatorError({ message: `Invalid fault: ${message}` })),
+          Effect.map((checked) => state.enqueueFault(checked))
+        ),
+      configure: (config: EmulatorConfig) =>
+        decodeConfig(state, config).pipe(
+          Effect.mapError((message) => new EmulatorError({ message: `Invalid config: ${message}` })),
+          Effect.map((checked) => applyConfig(state, checked))
+        ),
+      revoke: (token: string) => Effect.sync(() => state.revoke(token)),
+      reset: Effect.sync(() => state.reset())
+    }
+    return service
+  })
+
+const runPromise = <A>(effect: Effect.Effect<A, EmulatorError>): Promise<A> =>
+  Effect.runPromiseExit(effect).then((exit) =>
+    Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause))
+  )
+
+/** @internal */
+export const start = async (options: EmulatorOptions = {}): Promise<EmulatorHandle> => {
+  const scope = Effect.runSync(Scope.make())
+  const exit = await Effect.runPromiseExit(Scope.extend(make(options), scope))
+  if (Exit.isFailure(exit)) {
+    await Effect.runPromise(Scope.close(scope, exit))
+    throw Cause.squash(exit.cause)
+  }
+  const service = exit.value
+  let closing: Promise<void> | undefined
+  const close = (): Promise<void> => {
+    closing ??= Effect.runPromise(Scope.close(scope, Exit.void))
+    return closing
+  }
+  return {
+    authUrl: service.authUrl,
+    apiUrl: service.apiUrl,
+    port: service.port,
+    clientId: service.clientId,
+    clientSecret: service.clientSecret,
+    stats: () => runPromise(service.stats),
+    injectFault: (fault) => runPromise(service.injectFault(fault)),
+    configure: (config) => runPromise(service.configure(config)),
+    revoke: (token) => runPromise(service.revoke(token)),
+    reset: () => runPromise(service.reset),
+    close,
+    [Symbol.asyncDispose]: close
+  }
+}

@@ -1,0 +1,80 @@
+import type { HttpMethod } from "@effect/platform/HttpMethod"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+
+/** @internal */
+export type Handler<E = never> = Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  E,
+  HttpServerRequest.HttpServerRequest
+>
+
+/**
+ * Routes on the request method, answering 405 with an `Allow` header otherwise (routes are registered with
+ * `HttpRouter.all`, so a wrong method is told apart from an unknown path).
+ *
+ * @internal
+ */
+export const methods = <E, R>(
+  handlers: Partial<Record<HttpMethod, Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>>>,
+  notAllowed: (allow: string, method: string) => HttpServerResponse.HttpServerResponse
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> => {
+  const allow = Object.keys(handlers).join(", ")
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const handler = handlers[request.method]
+    return handler === undefined ? Effect.succeed(notAllowed(allow, request.method)) : handler
+  })
+}
+
+/** The path without the query string. @internal */
+export const pathname = (url: string): string => {
+  const index = url.indexOf("?")
+  return index === -1 ? url : url.slice(0, index)
+}
+
+/** The query string parameters. @internal */
+export const query = (url: string): URLSearchParams => {
+  const index = url.indexOf("?")
+  return new URLSearchParams(index === -1 ? "" : url.slice(index + 1))
+}
+
+/** @internal */
+export const json = (
+  body: unknown,
+  status = 200,
+  headers?: Record<string, string>
+): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(JSON.stringify(body), {
+    status,
+    contentType: "application/json; charset=utf-8",
+    ...(headers === undefined ? {} : { headers })
+  })
+
+/** @internal */
+export const isLoopbackAddress = (address: string | undefined): boolean =>
+  address !== undefined &&
+  (address === "127.0.0.1" || address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127."))
+
+/** A media type without its parameters, lower case. @internal */
+export const mediaType = (contentType: string | undefined): string =>
+  (contentType ?? "").split(";")[0]!.trim().toLowerCase()
+
+/** `application/x-www-form-urlencoded` decoding of one component (`+` is a space). @internal */
+export const formDecode = (value: string): string | undefined => {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, " "))
+  } catch {
+    return undefined
+  }
+}
+
+/** The first parameter that occurs more than once, if any (RFC 6749 §3.1, §3.2: parameters MUST NOT repeat). @internal */
+export const repeatedParameter = (params: URLSearchParams): string | undefined => {
+  const seen = new Set<string>()
+  for (const key of params.keys()) {
+    if (seen.has(key)) return key
+    seen.add(key)
+  }
+  return undefined
+}

@@ -1,0 +1,109 @@
+import { beforeAll, describe, expect, it } from "@effect/vitest"
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+const bin = Path.join(root, "packages/emulator/dist/bin.js")
+
+const run = (args: ReadonlyArray<string>) => {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: root })
+  const output = { stdout: "", stderr: "" }
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output.stdout += chunk))
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output.stderr += chunk))
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal }))
+  )
+  return { child, output, exited }
+}
+
+const within = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> =>
+  Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms))
+  ])
+
+const waitFor = (output: { stdout: string }, pattern: RegExp, child: ChildProcessWithoutNullStreams) =>
+  within(
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(output.stdout)
+        if (match !== null) {
+          clearInterval(timer)
+          resolve(match)
+        }
+      }
+      const timer = setInterval(check, 20)
+      child.on("exit", () => {
+        clearInterval(timer)
+        reject(new Error(`exited before printing ${pattern}: ${output.stdout}`))
+      })
+    }),
+    10_000,
+    `waiting for ${pattern}`
+  )
+
+describe("service-sdk-emulator bin", () => {
+  beforeAll(() => {
+    execFileSync(Path.join(root, "node_modules/.bin/tsc"), ["-b", "packages/emulator/tsconfig.src.json"], {
+      cwd: root,
+      stdio: "pipe"
+    })
+  }, 60_000)
+
+  it("prints the URLs and credentials, serves, and exits cleanly on SIGINT", async () => {
+    const { child, output, exited } = run(["--port", "0", "--auto-approve", "--token-lifetime", "90"])
+    try {
+      const [, authUrl] = await waitFor(output, /auth URL:\s+(http:\/\/127\.0\.0\.1:\d+)/, child)
+      const [, apiUrl] = await waitFor(output, /API URL:\s+(\S+)/, child)
+      expect(apiUrl).toBe(`${authUrl}/v1`)
+      expect(output.stdout).toContain("emulator-client")
+      expect(output.stdout).toContain("emulator-secret")
+      const token = await fetch(`${authUrl}/api/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials&client_id=emulator-client&client_secret=emulator-secret"
+      })
+      expect(token.status).toBe(200)
+      expect(((await token.json()) as { expires_in: number }).expires_in).toBe(90)
+      const authorize = await fetch(
+        `${authUrl}/authorize?response_type=code&client_id=emulator-client&redirect_uri=${encodeURIComponent("http://127.0.0.1:1/cb")}`,
+        { redirect: "manual" }
+      )
+      expect(authorize.status).toBe(302)
+      child.kill("SIGINT")
+      const exit = await within(exited, 10_000, "exit after SIGINT")
+      expect(exit).toEqual({ code: 0, signal: null })
+      expect(output.stdout).toContain("stopped")
+      await expect(fetch(`${authUrl}/__emulator/stats`)).rejects.toThrow()
+    } finally {
+      child.kill("SIGKILL")
+    }
+  })
+
+  it("a taken --port fails with a clear message and exit code 2", async () => {
+    const probe = run(["--port", "0"])
+    try {
+      const [, port] = await waitFor(probe.output, /auth URL:\s+http:\/\/127\.0\.0\.1:(\d+)/, probe.child)
+      // the port is taken now: a second emulator on it fails with a clear message and exit code 2
+      const second = run(["--port", port!])
+      const exit = await within(second.exited, 10_000, "second emulator exit")
+      expect(exit.code).toBe(2)
+      expect(second.output.stderr).toContain(`Port ${port} is already in use`)
+    } finally {
+      probe.child.kill("SIGKILL")
+    }
+  })
+
+  it("bad arguments exit with code 2 and the usage; --help exits 0", async () => {
+    const bad = run(["--port", "abc"])
+    expect((await within(bad.exited, 10_000, "bad args exit")).code).toBe(2)
+    expect(bad.output.stderr).toContain("--port must be a non-negative integer")
+    expect(bad.output.stderr).toContain("Usage: service-sdk-emulator")
+    const unknown = run(["--nope"])
+    expect((await within(unknown.exited, 10_000, "unknown option exit")).code).toBe(2)
+    const help = run(["--help"])
+    expect((await within(help.exited, 10_000, "help exit")).code).toBe(0)
+    expect(help.output.stdout).toContain("--auto-approve")
+  })
+})
