@@ -3,7 +3,10 @@ import type { TestProjectInlineConfiguration } from "vitest/config"
 // Resolve workspace packages to their TypeScript sources (the "source" export condition), so tests need no build.
 const conditions = ["source", "import", "node", "default"]
 
-const project = (name: string, extra: Partial<TestProjectInlineConfiguration["test"]> = {}): TestProjectInlineConfiguration => ({
+const project = (
+  name: string,
+  extra: Partial<TestProjectInlineConfiguration["test"]> = {}
+): TestProjectInlineConfiguration => ({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: conditions } },
   test: {
@@ -16,10 +19,4 @@ const project = (name: string, extra: Partial<TestProjectInlineConfiguration["te
   }
 })
 
-export default [
-  project("service-sdk"),
-  project("emulator"),
-  project("redis"),
-  project("cli"),
-  project("bench")
-]
+export default [project("service-sdk"), project("emulator"), project("redis"), project("cli"), project("bench")]

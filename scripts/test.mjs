@@ -38,7 +38,9 @@ if (existsSync(results)) {
   failed = report.numFailedTests ?? 0
   skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0)
   // a suite that failed to load has no tests in the counts: count it as a failure
-  failed += (report.testResults ?? []).filter((suite) => suite.status === "failed" && suite.assertionResults.length === 0).length
+  failed += (report.testResults ?? []).filter(
+    (suite) => suite.status === "failed" && suite.assertionResults.length === 0
+  ).length
 }
 const failedSteps = steps.filter(([, ok]) => !ok).map(([name]) => name)
 if (failedSteps.length > 0) console.log(`\nfailed steps: ${failedSteps.join(", ")}`)

@@ -26,10 +26,17 @@ interface Result {
 /** Runs the built bin; `onStdout` sees output as it comes (to act on a printed URL). */
 const run = (
   args: ReadonlyArray<string>,
-  options: { env?: Record<string, string>; timeoutMs?: number; onStdout?: (text: string, child: ChildProcess) => void } = {}
+  options: {
+    env?: Record<string, string>
+    timeoutMs?: number
+    onStdout?: (text: string, child: ChildProcess) => void
+  } = {}
 ) =>
   new Promise<Result>((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: options.env ?? cleanEnv(), stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: options.env ?? cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let stdout = ""
     let stderr = ""
     const timer = setTimeout(() => {

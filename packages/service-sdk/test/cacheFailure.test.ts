@@ -42,7 +42,8 @@ describe("a cache that cannot store", () => {
       Effect.provide(
         MockHttpClient.layer(() => MockHttpClient.json({ access_token: "canary-access-token", expires_in: 3600 }))
       )
-    ))
+    )
+  )
 
   it.effect("exchangeCode surfaces TokenCacheError (a login that was not saved), yet loses nothing in memory", () =>
     Effect.gen(function* () {
@@ -69,5 +70,6 @@ describe("a cache that cannot store", () => {
           MockHttpClient.json({ access_token: "user-token", refresh_token: "refresh", expires_in: 3600 })
         )
       )
-    ))
+    )
+  )
 })

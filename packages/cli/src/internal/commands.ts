@@ -78,7 +78,9 @@ const tokenCommand = Command.make(
       } else if (flags.reveal) {
         yield* Console.log(token)
       } else {
-        yield* Console.log(`access token ${shown}, expires in ${expiresIn} s${info.scope ? `, scope: ${info.scope}` : ""}`)
+        yield* Console.log(
+          `access token ${shown}, expires in ${expiresIn} s${info.scope ? `, scope: ${info.scope}` : ""}`
+        )
       }
     }).pipe(Effect.scoped, Effect.provide(http))
 ).pipe(Command.withDescription("get an app token (client credentials) and print it masked"))
@@ -91,8 +93,13 @@ const loginCommand = Command.make(
       Options.withDescription("space- or comma-separated scopes"),
       Options.withDefault("user-read-private user-read-email user-library-read")
     ),
-    noBrowser: Options.boolean("no-browser").pipe(Options.withDescription("print the URL instead of opening a browser")),
-    port: Options.integer("port").pipe(Options.withDescription("loopback port for the redirect"), Options.withDefault(8888)),
+    noBrowser: Options.boolean("no-browser").pipe(
+      Options.withDescription("print the URL instead of opening a browser")
+    ),
+    port: Options.integer("port").pipe(
+      Options.withDescription("loopback port for the redirect"),
+      Options.withDefault(8888)
+    ),
     cache: cacheOption
   },
   (flags) =>
@@ -155,7 +162,10 @@ const whoamiCommand = Command.make("whoami", { ...targetOptions, cache: cacheOpt
 const emulatorCommand = Command.make(
   "emulator",
   {
-    port: Options.integer("port").pipe(Options.withDescription("port on 127.0.0.1 (0: any free one)"), Options.withDefault(4000)),
+    port: Options.integer("port").pipe(
+      Options.withDescription("port on 127.0.0.1 (0: any free one)"),
+      Options.withDefault(4000)
+    ),
     autoApprove: Options.boolean("auto-approve").pipe(Options.withDescription("approve consent without a page")),
     tokenLifetime: Options.integer("token-lifetime").pipe(
       Options.withDescription("access token lifetime in seconds"),

@@ -10,7 +10,14 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
-import { AuthorizationCode, authorizeLocal, ClientCredentials, maskToken, ServiceClient, TokenProvider } from "service-sdk"
+import {
+  AuthorizationCode,
+  authorizeLocal,
+  ClientCredentials,
+  maskToken,
+  ServiceClient,
+  TokenProvider
+} from "service-sdk"
 import { seconds, table } from "./format.js"
 import { freeLoopbackPort, visit } from "./loopback.js"
 
@@ -182,7 +189,13 @@ export const demo = Effect.gen(function* () {
   yield* Console.log(
     `\nSummary\n${table(
       ["step", "outcome", "token req.", "API req.", "time"],
-      all.map((row) => [row.label, row.outcome, String(row.tokenRequests), String(row.apiRequests), seconds(row.millis)])
+      all.map((row) => [
+        row.label,
+        row.outcome,
+        String(row.tokenRequests),
+        String(row.apiRequests),
+        seconds(row.millis)
+      ])
     )}`
   )
   yield* Console.log(

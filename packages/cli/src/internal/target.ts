@@ -14,7 +14,9 @@ import { ConfigurationError } from "service-sdk"
 /** The options every command takes. */
 export const targetOptions = {
   authUrl: Options.text("auth-url").pipe(
-    Options.withDescription("accounts service URL (default $SERVICE_SDK_AUTH_URL, else https://accounts.service.example)"),
+    Options.withDescription(
+      "accounts service URL (default $SERVICE_SDK_AUTH_URL, else https://accounts.service.example)"
+    ),
     Options.optional
   ),
   apiUrl: Options.text("api-url").pipe(

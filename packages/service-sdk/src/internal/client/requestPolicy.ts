@@ -212,7 +212,10 @@ export const make = (
       }${detail !== undefined ? `: ${detail}` : ""}`,
       status: 401,
       // RFC 6750 §3.1: a rejected bearer token is `invalid_token`; the API's own message is the description.
-      payload: { error: "invalid_token", ...(detail !== undefined ? { error_description: detail } : {}) } satisfies ErrorPayload
+      payload: {
+        error: "invalid_token",
+        ...(detail !== undefined ? { error_description: detail } : {})
+      } satisfies ErrorPayload
     })
   }
 

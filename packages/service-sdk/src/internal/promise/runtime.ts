@@ -7,7 +7,7 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import { ConfigurationError, TokenCacheError } from "../../ServiceError.js"
@@ -97,7 +97,10 @@ const isEffectCache = (cache: TokenCache.TokenCache | PromiseTokenCache): cache 
   Effect.isEffect(cache.get)
 
 const cacheFailure = (operation: string) => (cause: unknown) =>
-  new TokenCacheError({ message: `the token cache's ${operation} failed: ${describeCause(cause)}`, cause: safeCause(cause) })
+  new TokenCacheError({
+    message: `the token cache's ${operation} failed: ${describeCause(cause)}`,
+    cause: safeCause(cause)
+  })
 
 /** A token a plain cache handed back: a `TokenInfo`, or its JSON form. */
 const asTokenInfo = (value: unknown): Option.Option<TokenInfo> => {
