@@ -128,7 +128,19 @@ export interface Playlists {
 /**
  * @since 0.1.0
  */
-export interface ServiceClientService {
+export interface ServiceClientResources {
+  readonly users: Users
+  readonly albums: Albums
+  readonly library: Library
+  readonly follows: Follows
+  readonly player: Player
+  readonly playlists: Playlists
+}
+
+/**
+ * @since 0.1.0
+ */
+export interface ServiceClientService extends ServiceClientResources {
   /**
    * An `HttpClient` under `apiUrl` (relative paths such as `/me`), authenticated, with the request policy: retries,
    * `Retry-After`, one refresh on 401. Other statuses come back as responses.
@@ -143,12 +155,6 @@ export interface ServiceClientService {
     path: string,
     options?: RequestOptions<A>
   ) => Effect.Effect<A, ServiceClientError>
-  readonly users: Users
-  readonly albums: Albums
-  readonly library: Library
-  readonly follows: Follows
-  readonly player: Player
-  readonly playlists: Playlists
 }
 
 /**

@@ -5,24 +5,16 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { Albums, Follows, Library, Player, Playlists, Users } from "../../ServiceClient.js"
+import type { ServiceClientResources } from "../../ServiceClient.js"
 import type { Request } from "./request.js"
 import * as Schemas from "./schemas.js"
 
-export interface Resources {
-  readonly users: Users
-  readonly albums: Albums
-  readonly library: Library
-  readonly follows: Follows
-  readonly player: Player
-  readonly playlists: Playlists
-}
 
 const segment = (value: string) => encodeURIComponent(value)
 
 const MaybePlaybackState = Schema.UndefinedOr(Schemas.PlaybackState)
 
-export const make = (request: Request): Resources => ({
+export const make = (request: Request): ServiceClientResources => ({
   users: {
     me: request("GET", "/me", { schema: Schemas.User })
   },
