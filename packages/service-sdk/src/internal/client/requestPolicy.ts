@@ -17,9 +17,13 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import type * as Redacted from "effect/Redacted"
 import {
   AuthenticationError,
@@ -76,6 +80,45 @@ const neverSent = (error: HttpClientError.HttpClientError): boolean => {
   }
   return false
 }
+
+/** The largest delay a JS timer takes; the live clock treats longer sleeps as endless. */
+const MAX_TIMER_MILLIS = 2 ** 31 - 1
+const liveClock = Clock.make()
+
+/**
+ * `Effect.timeoutFail`, cheaper on the live clock. `Effect.timeoutFail` races two forked fibers (the effect and a
+ * sleep) and costs tens of µs per attempt, as much as the request itself on a fast API. On the live clock this runs
+ * the effect in one fiber of its own and bounds it with a plain timer, which is what the live clock's `sleep` does;
+ * on any other clock (`TestClock`) it is `Effect.timeoutFail` itself. Either way: past `duration` the effect is
+ * interrupted and `onTimeout()` is the failure; interrupting the caller interrupts the effect.
+ */
+const withTimeout =
+  <E2>(duration: Duration.Duration, onTimeout: () => E2) =>
+  <A, E>(self: Effect.Effect<A, E>): Effect.Effect<A, E | E2> =>
+    Effect.clockWith((clock) => {
+      const millis = Duration.toMillis(duration)
+      if (clock.constructor !== liveClock.constructor || millis > MAX_TIMER_MILLIS) {
+        return Effect.timeoutFail(self, { duration, onTimeout })
+      }
+      return Effect.flatMap(Effect.runtime<never>(), (runtime) =>
+        Effect.async<A, E | E2>((resume) => {
+          const fiber = Runtime.runFork(runtime)(self)
+          let expired = false
+          const timer = setTimeout(() => {
+            expired = true
+            fiber.unsafeInterruptAsFork(fiber.id())
+          }, millis)
+          fiber.addObserver((exit) => {
+            clearTimeout(timer)
+            resume(expired && Exit.isInterrupted(exit) ? Effect.fail(onTimeout()) : exit)
+          })
+          return Effect.suspend(() => {
+            clearTimeout(timer)
+            return Fiber.interrupt(fiber)
+          })
+        })
+      )
+    })
 
 /** A 5xx worth another attempt; when the retries run out, its (buffered) response is the answer. */
 class ServerError {
@@ -175,7 +218,7 @@ export const make = (
     httpClient.execute(HttpClientRequest.bearerToken(request, token)).pipe(
       Effect.catchAll((cause) => transportFailure(request, cause)),
       Effect.flatMap((response) => classify(request, sanitizedResponse(response, request))),
-      Effect.timeoutFail({ duration: timeout, onTimeout: () => timedOut(request) }),
+      withTimeout(timeout, () => timedOut(request)),
       Effect.tapError((failure) =>
         failure instanceof Retryable
           ? Effect.logDebug(
@@ -185,20 +228,38 @@ export const make = (
       )
     )
 
-  /** Attempts with retries; the token of the last attempt comes back with its response (for a 401). */
+  /**
+   * Attempts with retries; the token of the last attempt comes back with its response (for a 401). Most requests
+   * need no retry, so the first attempt runs before any retry state is built; only its retryable failure enters
+   * `withRetries`, replayed as that policy's own first failure, so the delays and attempts are exactly its own.
+   */
   const round = (
     request: HttpClientRequest.HttpClientRequest,
     token: Effect.Effect<Redacted.Redacted<string>, TokenFailure>
-  ) =>
-    withRetries<Answer, TokenFailure | RateLimitError | TransportError, RetryableFailure, never>(
-      Effect.flatMap(token, (used) => Effect.map(attempt(request, used), (response) => ({ response, used }))),
-      config.maxRetries
-    ).pipe(
+  ) => {
+    const once = Effect.flatMap(token, (used) => Effect.map(attempt(request, used), (response) => ({ response, used })))
+    return once.pipe(
+      Effect.catchIf(
+        (failure): failure is Retryable<RetryableFailure> => failure instanceof Retryable,
+        (first) => {
+          let replay: Retryable<RetryableFailure> | undefined = first
+          const again = Effect.suspend(() => {
+            const failure = replay
+            replay = undefined
+            return failure === undefined ? once : Effect.fail(failure)
+          })
+          return withRetries<Answer, TokenFailure | RateLimitError | TransportError, RetryableFailure, never>(
+            again,
+            config.maxRetries
+          )
+        }
+      ),
       Effect.catchIf(
         (failure): failure is ServerError => failure instanceof ServerError,
         (failure) => Effect.succeed({ response: failure.response, used: undefined })
       )
     )
+  }
 
   const rejected = (request: HttpClientRequest.HttpClientRequest, payload: unknown, refreshed: boolean) => {
     const detail = apiErrorMessage(payload)

@@ -9,7 +9,6 @@ import type { ServiceClientResources } from "../../ServiceClient.js"
 import type { Request } from "./request.js"
 import * as Schemas from "./schemas.js"
 
-
 const segment = (value: string) => encodeURIComponent(value)
 
 const MaybePlaybackState = Schema.UndefinedOr(Schemas.PlaybackState)

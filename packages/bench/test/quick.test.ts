@@ -1,0 +1,62 @@
+/**
+ * The quick bench as a smoke test: the harness runs every part and the herd makes one token request. It asserts no
+ * speed: the figures of a quick run on a shared machine mean nothing.
+ */
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "@effect/vitest"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+const main = join(root, "packages/bench/dist/main.js")
+
+interface Report {
+  readonly mode: string
+  readonly parts: ReadonlyArray<{
+    readonly id: number
+    readonly figures: ReadonlyArray<{ readonly label: string; readonly value: number; readonly unit: string }>
+  }>
+  readonly targets: ReadonlyArray<{ readonly figure: string; readonly pass: boolean }>
+}
+
+describe("npm run bench -- --quick", () => {
+  it("runs all seven parts, and every herd makes exactly one token request", { timeout: 120_000 }, () => {
+    // the bench runs from its build (its emulator worker is plain JS): build it as `npm run bench` does
+    const build = spawnSync(join(root, "node_modules/.bin/tsc"), ["-b", "packages/bench/tsconfig.src.json"], {
+      cwd: root,
+      encoding: "utf8"
+    })
+    expect(build.stdout + build.stderr).toBe("")
+    expect(build.status).toBe(0)
+
+    const dir = mkdtempSync(join(tmpdir(), "bench-quick-"))
+    try {
+      const out = join(dir, "quick.json")
+      const run = spawnSync(process.execPath, ["--expose-gc", main, "--quick", "--out", out], {
+        cwd: root,
+        encoding: "utf8",
+        timeout: 110_000
+      })
+      expect(run.stderr).not.toMatch(/Error/)
+      expect(run.status).toBe(0)
+      for (const id of [1, 2, 3, 4, 5, 6, 7]) expect(run.stdout).toContain(`\n${id}. `)
+      expect(run.stdout).toContain("Targets:")
+
+      const report = JSON.parse(readFileSync(out, "utf8")) as Report
+      expect(report.mode).toBe("quick")
+      expect(report.parts.map((part) => part.id)).toEqual([1, 2, 3, 4, 5, 6, 7])
+      for (const part of report.parts) expect(part.figures.length).toBeGreaterThan(0)
+
+      const herd = report.parts.find((part) => part.id === 3)!
+      const tokenRequests = herd.figures.filter((figure) => figure.unit === "requests")
+      // Effect API and Promise facade, at each herd size of the quick run
+      expect(tokenRequests.length).toBeGreaterThanOrEqual(4)
+      for (const figure of tokenRequests)
+        expect({ figure: figure.label, requests: figure.value }).toEqual({ figure: figure.label, requests: 1 })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
