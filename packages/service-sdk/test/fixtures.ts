@@ -2,6 +2,7 @@
  * Shared fixtures of the auth-core unit tests: token responses, provider layers on the mock `HttpClient`, and small
  * helpers to read what the mock recorded.
  */
+import { afterEach, beforeEach } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { AuthorizationCode, ClientCredentials, TokenInfo } from "service-sdk"
 import { type MockHandler, MockHttpClient, type MockResponse, type RecordedRequest } from "service-sdk/testing"
@@ -70,3 +71,28 @@ export const tokenInfo = (
   })
 
 export const value = (token: Redacted.Redacted<string>) => Redacted.value(token)
+
+/** Clears the SDK's environment variables around every test of the calling file, restoring them afterwards. */
+export const isolateEnv = (
+  names: ReadonlyArray<string> = [
+    "SERVICE_SDK_CLIENT_ID",
+    "SERVICE_SDK_CLIENT_SECRET",
+    "SERVICE_SDK_REDIRECT_URI",
+    "SERVICE_SDK_AUTH_URL",
+    "SERVICE_SDK_API_URL"
+  ]
+) => {
+  const saved: Record<string, string | undefined> = {}
+  beforeEach(() => {
+    for (const name of names) {
+      saved[name] = process.env[name]
+      delete process.env[name]
+    }
+  })
+  afterEach(() => {
+    for (const name of names) {
+      if (saved[name] === undefined) delete process.env[name]
+      else process.env[name] = saved[name]
+    }
+  })
+}

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import {
   ApiError,
@@ -10,6 +10,7 @@ import {
   ServiceError
 } from "service-sdk/promise"
 import { type MockHandler, MockHttpClient, type MockResponse, type RecordedRequest } from "service-sdk/testing"
+import { isolateEnv } from "./fixtures.js"
 
 const AUTH_URL = "http://127.0.0.1:4010"
 const API_URL = "http://127.0.0.1:4020/v1"
@@ -47,21 +48,7 @@ const thrownBy = (f: () => unknown): unknown => {
   throw new Error("expected a throw")
 }
 
-const envNames = ["SERVICE_SDK_CLIENT_ID", "SERVICE_SDK_CLIENT_SECRET", "SERVICE_SDK_AUTH_URL", "SERVICE_SDK_API_URL"]
-const savedEnv: Record<string, string | undefined> = {}
-
-beforeEach(() => {
-  for (const name of envNames) {
-    savedEnv[name] = process.env[name]
-    delete process.env[name]
-  }
-})
-afterEach(() => {
-  for (const name of envNames) {
-    if (savedEnv[name] === undefined) delete process.env[name]
-    else process.env[name] = savedEnv[name]
-  }
-})
+isolateEnv()
 
 describe("AsyncServiceClient: token sources", () => {
   it("{ accessToken }: the fixed token on every request, no token endpoint", async () => {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import {
   AsyncAuthorizationCode,
@@ -11,6 +11,7 @@ import {
   TransportError
 } from "service-sdk/promise"
 import { type MockHandler, MockHttpClient, type MockResponse, type RecordedRequest } from "service-sdk/testing"
+import { isolateEnv } from "./fixtures.js"
 
 const tokenResponse = (accessToken: string, extra: Record<string, unknown> = {}) =>
   MockHttpClient.json({ access_token: accessToken, token_type: "Bearer", expires_in: 3600, ...extra })
@@ -26,26 +27,7 @@ const mock = (answer: (request: RecordedRequest, call: number) => MockResponse |
 }
 
 const credentials = { clientId: "client-id", clientSecret: "client-secret" }
-const envNames = [
-  "SERVICE_SDK_CLIENT_ID",
-  "SERVICE_SDK_CLIENT_SECRET",
-  "SERVICE_SDK_REDIRECT_URI",
-  "SERVICE_SDK_AUTH_URL"
-]
-const savedEnv: Record<string, string | undefined> = {}
-
-beforeEach(() => {
-  for (const name of envNames) {
-    savedEnv[name] = process.env[name]
-    delete process.env[name]
-  }
-})
-afterEach(() => {
-  for (const name of envNames) {
-    if (savedEnv[name] === undefined) delete process.env[name]
-    else process.env[name] = savedEnv[name]
-  }
-})
+isolateEnv()
 
 describe("AsyncClientCredentials", () => {
   it("resolves a plain string token and serves the cached one without a request", async () => {
