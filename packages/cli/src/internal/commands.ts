@@ -76,6 +76,7 @@ const tokenCommand = Command.make(
           })
         )
       } else if (flags.reveal) {
+        // the one place a raw token is printed: asked for explicitly, alone on stdout, for piping
         yield* Console.log(token)
       } else {
         yield* Console.log(
