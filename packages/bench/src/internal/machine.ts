@@ -113,3 +113,9 @@ export const gc = (() => {
     }
   }
 })()
+
+/**
+ * Wall-clock epoch milliseconds for code outside Effect: the peers' own APIs (google-auth-library's `expiry_date`)
+ * and the hand-written cache class. Effect code in the bench reads the `Clock`.
+ */
+export const wallClockMillis = (): number => performance.timeOrigin + performance.now()

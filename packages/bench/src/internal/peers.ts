@@ -6,6 +6,7 @@ import { ClientCredentialsStrategy, InMemoryCachingStrategy, type SdkConfigurati
 import { OAuth2Client } from "google-auth-library"
 import { type AccessToken, ClientCredentials as SimpleClientCredentials } from "simple-oauth2"
 import type { WorkerEmulator } from "./emulator.js"
+import { wallClockMillis } from "./machine.js"
 
 /** A token getter: `get()` resolves to an access token, cached while valid. */
 export interface Peer {
@@ -23,7 +24,7 @@ export class NaiveTokenCache implements Peer {
   constructor(private readonly emulator: WorkerEmulator) {}
 
   async get(): Promise<string> {
-    if (this.#token !== undefined && Date.now() < this.#expiresAt - 30_000) return this.#token
+    if (this.#token !== undefined && wallClockMillis() < this.#expiresAt - 30_000) return this.#token
     const response = await fetch(`${this.emulator.authUrl}/api/token`, {
       method: "POST",
       headers: { authorization: basic(this.emulator), "content-type": "application/x-www-form-urlencoded" },
@@ -32,7 +33,7 @@ export class NaiveTokenCache implements Peer {
     if (!response.ok) throw new Error(`token request failed: ${response.status}`)
     const body = (await response.json()) as { readonly access_token: string; readonly expires_in: number }
     this.#token = body.access_token
-    this.#expiresAt = Date.now() + body.expires_in * 1000
+    this.#expiresAt = wallClockMillis() + body.expires_in * 1000
     return body.access_token
   }
 }

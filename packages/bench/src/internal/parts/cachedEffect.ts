@@ -20,7 +20,9 @@ export const cachedEffect = async (context: Context): Promise<PartResult> => {
   await Effect.runPromise(provider.getAccessToken)
 
   // the same shape as the provider's memo: an optional entry with the instant it goes stale
-  const memo = Ref.unsafeMake(Option.some({ token: Redacted.make("floor-token"), staleAt: Date.now() + 3_600_000 }))
+  const memo = Ref.unsafeMake(
+    Option.some({ token: Redacted.make("floor-token"), staleAt: Effect.runSync(Clock.currentTimeMillis) + 3_600_000 })
+  )
   const floor = Effect.flatMap(Ref.get(memo), (entry) =>
     Effect.map(Clock.currentTimeMillis, (now) =>
       Option.isSome(entry) && now < entry.value.staleAt ? entry.value.token : undefined

@@ -8,6 +8,7 @@ import { measure, ratioOf } from "../harness.js"
 import { googleAuth, NaiveTokenCache } from "../peers.js"
 import { figure } from "../report.js"
 import type { PartResult } from "./part.js"
+import { wallClockMillis } from "../machine.js"
 
 const N = 1_000
 
@@ -17,7 +18,7 @@ export const cachedPromise = async (context: Context): Promise<PartResult> => {
   const facade = makeAsyncProvider(context)
   const token = await facade.getAccessToken()
   const google = googleAuth(context.emulator, { access_token: token })
-  google.setCredentials(Date.now() + 3_600_000)
+  google.setCredentials(wallClockMillis() + 3_600_000)
   const naive = new NaiveTokenCache(context.emulator)
   await naive.get()
   const provider = await makeProvider(context)

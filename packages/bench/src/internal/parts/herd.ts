@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import type { TokenProviderService } from "service-sdk"
 import { type Context, makeAsyncProvider, makeProvider } from "../context.js"
 import { median, ratioOf, timed } from "../harness.js"
-import { gc } from "../machine.js"
+import { gc, wallClockMillis } from "../machine.js"
 import { googleAuth, obtainRefreshToken } from "../peers.js"
 import { figure } from "../report.js"
 import type { PartResult } from "./part.js"
@@ -90,8 +90,8 @@ const promiseRound = async (context: Context, k: number, rounds: Rounds) => {
 const googleRound = async (context: Context, refreshToken: string, k: number, rounds: Rounds) => {
   const herdClient = googleAuth(context.emulator, { refresh_token: refreshToken })
   const coldClient = googleAuth(context.emulator, { refresh_token: refreshToken })
-  herdClient.setCredentials(Date.now() - 1000)
-  coldClient.setCredentials(Date.now() - 1000)
+  herdClient.setCredentials(wallClockMillis() - 1000)
+  coldClient.setCredentials(wallClockMillis() - 1000)
   await alternate(
     rounds,
     () => counted(context, () => Promise.all(Array.from({ length: k }, () => herdClient.client.getAccessToken()))),

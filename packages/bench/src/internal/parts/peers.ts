@@ -16,6 +16,7 @@ import {
 } from "../peers.js"
 import { type Figure, figure } from "../report.js"
 import type { PartResult } from "./part.js"
+import { wallClockMillis } from "../machine.js"
 
 const N = 1_000
 
@@ -42,7 +43,7 @@ export const peers = async (context: Context): Promise<PartResult> => {
       name: "google-auth-library OAuth2Client",
       make: () => {
         const google = googleAuth(emulator, { refresh_token: refreshToken })
-        google.setCredentials(Date.now() - 1000)
+        google.setCredentials(wallClockMillis() - 1000)
         return { peer: googleAuthPeer(google.client), close: none }
       }
     },
