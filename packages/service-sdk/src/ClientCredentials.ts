@@ -26,8 +26,12 @@ export const make = (
 ): Effect.Effect<TokenProviderService, ConfigurationError, HttpClient.HttpClient> =>
   Effect.gen(function* () {
     const resolved = yield* Provider.resolve(options)
-    const { service } = yield* Provider.makeService("ClientCredentials", resolved, () =>
-      resolved.endpoint({ grant_type: "client_credentials", scope: resolved.scope })
+    const { service } = yield* Provider.makeService(
+      "ClientCredentials",
+      resolved,
+      () => resolved.endpoint({ grant_type: "client_credentials", scope: resolved.scope }),
+      // a lost cache must not stop an app-only client: it renews on its own until the cache answers again
+      "local"
     )
     return service
   })

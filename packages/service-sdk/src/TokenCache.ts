@@ -50,18 +50,26 @@ export const decodeJson = (text: string): Option.Option<TokenInfo> => {
     return Option.none()
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) return Option.none()
-  const { refresh_token, scope, ...required } = json as Record<string, unknown>
+  const { refresh_token, scope, client_id, auth_url, issued_at, refresh_rejected, ...required } = json as Record<
+    string,
+    unknown
+  >
   return decodeEntry({
     ...required,
     ...(typeof refresh_token === "string" && refresh_token !== "" ? { refresh_token } : {}),
-    ...(typeof scope === "string" ? { scope } : {})
+    ...(typeof scope === "string" ? { scope } : {}),
+    ...(typeof client_id === "string" ? { client_id } : {}),
+    ...(typeof auth_url === "string" ? { auth_url } : {}),
+    ...(typeof issued_at === "number" && Number.isFinite(issued_at) ? { issued_at } : {}),
+    ...(refresh_rejected === true ? { refresh_rejected } : {})
   })
 }
 
 const encodeEntry = Schema.encodeSync(TokenInfo)
 
 /**
- * The JSON text a shared cache stores: `{ access_token, expires_at, refresh_token?, scope? }`.
+ * The JSON text a shared cache stores: `{ access_token, expires_at, refresh_token?, scope? }` and, when the token
+ * has them, `client_id`, `auth_url`, `issued_at`, `refresh_rejected`.
  *
  * @since 0.1.0
  */

@@ -6,7 +6,9 @@ import * as Schema from "effect/Schema"
 /**
  * A token as the SDK caches it. `expiresAt` is absolute: seconds since the Unix epoch (may be fractional), computed
  * as now + `expires_in` from the Effect `Clock`. It encodes to and decodes from the plain JSON the file and Redis
- * caches store: `{ access_token, expires_at, refresh_token?, scope? }`.
+ * caches store: `{ access_token, expires_at, refresh_token?, scope? }`, plus the optional fields the providers add to
+ * bind an entry to its client (`client_id`, `auth_url`), to know its lifetime (`issued_at`) and to remember a rejected
+ * refresh token (`refresh_rejected`); absent fields are not written.
  *
  * @since 0.1.0
  */
@@ -14,7 +16,15 @@ export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")(
   accessToken: Schema.propertySignature(Schema.Redacted(Schema.String)).pipe(Schema.fromKey("access_token")),
   expiresAt: Schema.propertySignature(Schema.Number.pipe(Schema.finite())).pipe(Schema.fromKey("expires_at")),
   refreshToken: Schema.optional(Schema.Redacted(Schema.String)).pipe(Schema.fromKey("refresh_token")),
-  scope: Schema.optional(Schema.String)
+  scope: Schema.optional(Schema.String),
+  /** The client the token was issued to (written by the providers; an entry for another client reads as none). */
+  clientId: Schema.optional(Schema.String).pipe(Schema.fromKey("client_id")),
+  /** The authorization server that issued it. */
+  authUrl: Schema.optional(Schema.String).pipe(Schema.fromKey("auth_url")),
+  /** When it was issued (seconds since the epoch): with `expiresAt`, its lifetime, for short-lived tokens. */
+  issuedAt: Schema.optional(Schema.Number.pipe(Schema.finite())).pipe(Schema.fromKey("issued_at")),
+  /** Set once the authorization server answered `invalid_grant` to `refreshToken`: it is never sent again. */
+  refreshRejected: Schema.optional(Schema.Boolean).pipe(Schema.fromKey("refresh_rejected"))
 }) {}
 
 /**

@@ -49,12 +49,23 @@ describe("ClientCredentials", () => {
     }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens(), { skew: "10 minutes" })))
   )
 
-  it.effect("a token whose lifetime is shorter than the skew is renewed on every call", () =>
-    Effect.gen(function* () {
-      expect(yield* getToken).toBe("tok-1")
-      expect(yield* getToken).toBe("tok-2")
-      expect(yield* requestCount).toBe(2)
-    }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens({ expires_in: 10 }))))
+  it.effect(
+    "a token whose lifetime is shorter than twice the skew is renewed at half its lifetime, not on every call",
+    () =>
+      Effect.gen(function* () {
+        const herd = yield* Effect.all(
+          Array.from({ length: 100 }, () => getToken),
+          { concurrency: "unbounded" }
+        )
+        expect(new Set(herd)).toEqual(new Set(["tok-1"]))
+        for (let call = 0; call < 20; call++) expect(yield* getToken).toBe("tok-1")
+        expect(yield* requestCount).toBe(1)
+        yield* TestClock.adjust("4900 millis")
+        expect(yield* getToken).toBe("tok-1")
+        yield* TestClock.adjust("100 millis")
+        expect(yield* getToken).toBe("tok-2")
+        expect(yield* requestCount).toBe(2)
+      }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens({ expires_in: 10 }))))
   )
 
   it.effect("a fresh token in the given cache is used without a request; a stale one is replaced", () =>

@@ -9,7 +9,7 @@ import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type { AuthenticationError, TransportError } from "../ServiceError.js"
 import * as TokenCache from "../TokenCache.js"
-import type { TokenInfo } from "../TokenInfo.js"
+import { TokenInfo } from "../TokenInfo.js"
 import type { TokenProviderService } from "../TokenProvider.js"
 import { normalizeScope, positiveDuration, resolveCredentials, resolveUrl, retryCount } from "./config.js"
 import * as SingleFlight from "./singleFlight.js"
@@ -59,19 +59,50 @@ export const PeekSymbol: unique symbol = Symbol.for("service-sdk/TokenProvider/p
 export const peek = (provider: TokenProviderService): Redacted.Redacted<string> | undefined =>
   (provider as { readonly [PeekSymbol]?: () => Redacted.Redacted<string> | undefined })[PeekSymbol]?.()
 
+/**
+ * Whether a cache entry belongs to this provider (DESIGN §3): written for the same `client_id` and `auth_url` (an
+ * entry without them is accepted), with every scope the provider asks for when the entry names its scope.
+ */
+export const accepts =
+  (resolved: Pick<ResolvedProvider, "clientId" | "authUrl" | "scope">) =>
+  (token: TokenInfo): boolean => {
+    if (token.clientId !== undefined && token.clientId !== resolved.clientId) return false
+    if (token.authUrl !== undefined && token.authUrl !== resolved.authUrl) return false
+    if (resolved.scope === undefined || token.scope === undefined) return true
+    const granted = new Set(token.scope.split(" "))
+    return resolved.scope.split(" ").every((scope) => granted.has(scope))
+  }
+
+/** The token stamped with the provider's client and authorization server, as every provider writes entries. */
+export const bind = (resolved: Pick<ResolvedProvider, "clientId" | "authUrl">, token: TokenInfo): TokenInfo =>
+  token.clientId === resolved.clientId && token.authUrl === resolved.authUrl
+    ? token
+    : new TokenInfo({ ...token, clientId: resolved.clientId, authUrl: resolved.authUrl })
+
 /** A `TokenProvider` service on the shared single flight. */
 export const makeService = (
   name: string,
   resolved: ResolvedProvider,
-  renew: (current: Option.Option<TokenInfo>) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
+  renew: (
+    current: Option.Option<TokenInfo>
+  ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | SingleFlight.RefreshRejected>,
+  whenCacheDown: "local" | "fail"
 ) =>
   Effect.gen(function* () {
     const clock = yield* Effect.clock
-    const flight = yield* SingleFlight.make({ name, cache: resolved.cache, skew: resolved.skew, clock, renew })
+    const flight = yield* SingleFlight.make({
+      name,
+      cache: resolved.cache,
+      skew: resolved.skew,
+      clock,
+      renew: (current) => Effect.map(renew(current), (token) => bind(resolved, token)),
+      accepts: accepts(resolved),
+      whenCacheDown
+    })
     const service: TokenProviderService = {
       getAccessToken: flight.getAccessToken,
       forceRefresh: flight.forceRefresh
     }
     Object.defineProperty(service, PeekSymbol, { value: flight.peek, enumerable: false })
-    return { service, store: flight.store }
+    return { service, store: (token: TokenInfo) => flight.store(bind(resolved, token)) }
   })

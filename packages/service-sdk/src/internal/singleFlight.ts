@@ -1,8 +1,9 @@
 /**
  * The single flight, shared by every provider: a `Ref`-held memo of the last token seen, a `Semaphore` so that
- * concurrent callers on a stale token cause exactly one renewal, and the shared {@link TokenCache} re-read under the
- * lock (and under the cache's own cross-process lock, when it has one).
+ * concurrent callers on a stale token cause exactly one renewal (whose outcome they all share), and the shared
+ * {@link TokenCache} re-read under the lock (and under the cache's own cross-process lock, when it has one).
  */
+import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -15,18 +16,30 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import type { AuthenticationError, TokenCacheError, TransportError } from "../ServiceError.js"
 import type { TokenCache } from "../TokenCache.js"
-import type { TokenInfo } from "../TokenInfo.js"
+import { TokenInfo } from "../TokenInfo.js"
 
 export type TokenFailure = AuthenticationError | TransportError | TokenCacheError
 
-/** A cached token with the instant (epoch ms) from which it is no longer served: `expiresAt - skew`. */
+/**
+ * A renewal's `invalid_grant` (RFC 6749 §5.2): `error` for the callers, and `rejected`, the entry to store so that
+ * no process sends that refresh token again (`refreshRejected` set), when there is one.
+ */
+export class RefreshRejected {
+  readonly _tag = "RefreshRejected"
+  constructor(
+    readonly error: AuthenticationError,
+    readonly rejected: TokenInfo | undefined
+  ) {}
+}
+
+/** A cached token with the instant (epoch ms) from which it is no longer served. */
 interface Entry {
   readonly token: TokenInfo
   readonly staleAt: number
 }
 
 export interface SingleFlight {
-  /** The cached token while `now < expiresAt - skew`, else one renewal shared by every concurrent caller. */
+  /** The cached token while it is fresh, else one renewal shared by every concurrent caller. */
   readonly getAccessToken: Effect.Effect<Redacted.Redacted<string>, TokenFailure>
   /** A token other than `rejected`: the cached one when another fiber already replaced it, else a renewal. */
   readonly forceRefresh: (rejected: Redacted.Redacted<string>) => Effect.Effect<Redacted.Redacted<string>, TokenFailure>
@@ -44,6 +57,22 @@ const readNow = <A>(ref: Ref.Ref<A>): A => {
     : Effect.runSync(Ref.get(ref))
 }
 
+/**
+ * From when (epoch ms) a token is renewed: `expiresAt - skew`, or, for a short-lived token (a known lifetime of at
+ * most twice `skew`), half-way through its lifetime, so that it is never renewed on every call.
+ */
+export const staleAt = (token: TokenInfo, skewMillis: number): number => {
+  const expires = token.expiresAt * 1000
+  if (token.issuedAt !== undefined && token.issuedAt < token.expiresAt) {
+    const lifetime = expires - token.issuedAt * 1000
+    if (lifetime <= 2 * skewMillis) return expires - lifetime / 2
+  }
+  return expires - skewMillis
+}
+
+/** The renewal under way: its outcome, or none when it was interrupted (a waiter then renews itself). */
+type Outcome = Option.Option<Exit.Exit<Redacted.Redacted<string>, TokenFailure>>
+
 export const make = (options: {
   /** Span and log prefix, e.g. "ClientCredentials". */
   readonly name: string
@@ -51,88 +80,182 @@ export const make = (options: {
   readonly skew: Duration.Duration
   readonly clock: Clock.Clock
   /** Obtains a new token; `current` is the newest token known (its refresh token, for the refresh grant). */
-  readonly renew: (current: Option.Option<TokenInfo>) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
+  readonly renew: (
+    current: Option.Option<TokenInfo>
+  ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | RefreshRejected>
+  /** Whether a cache entry is this provider's (client, authorization server, scope); others read as none. */
+  readonly accepts?: ((token: TokenInfo) => boolean) | undefined
+  /**
+   * When a shared cache (one with `withLock`) cannot be reached: `"local"` renews in this process alone (client
+   * credentials); `"fail"` fails with its TokenCacheError (a shared refresh token must not be used outside the fleet
+   * lock). A cache without `withLock` that fails always fails the call.
+   */
+  readonly whenCacheDown?: "local" | "fail" | undefined
 }): Effect.Effect<SingleFlight> =>
   Effect.gen(function* () {
     const { cache, clock, name, renew } = options
+    const accepts = options.accepts ?? (() => true)
     const skewMillis = Duration.toMillis(options.skew)
     const memo = yield* Ref.make(Option.none<Entry>())
     const lock = yield* Effect.makeSemaphore(1)
 
-    const remember = (token: TokenInfo) =>
-      Ref.set(memo, Option.some({ token, staleAt: token.expiresAt * 1000 - skewMillis }))
+    const remember = (token: TokenInfo) => Ref.set(memo, Option.some({ token, staleAt: staleAt(token, skewMillis) }))
     const isFresh = (entry: Entry, now: number) => now < entry.staleAt
 
     /** Stores a new token: in the memo first, so a failing cache backend loses nothing in this process. */
     const store = (token: TokenInfo) => Effect.zipRight(remember(token), cache.set(token))
 
-    /** The shared cache's entry, remembered unless the memo already holds a newer token. */
-    const readCache = Effect.tap(cache.get, (found) =>
-      Option.isSome(found) && !Option.exists(readNow(memo), (entry) => entry.token.expiresAt > found.value.expiresAt)
-        ? remember(found.value)
-        : Effect.void
+    /** Whether the shared cache is known to be unreachable (a warning is logged once per outage). */
+    let cacheDown = false
+    const cacheAnswered = Effect.suspend(() => {
+      if (!cacheDown) return Effect.void
+      cacheDown = false
+      return Effect.logInfo(`${name}: the token cache answers again; renewals are shared again`)
+    })
+
+    /** The shared cache's entry, remembered when it is ours and the memo holds no newer token. */
+    const readCache = cache.get.pipe(
+      Effect.tap((found) =>
+        Option.isSome(found) &&
+        accepts(found.value) &&
+        !Option.exists(readNow(memo), (entry) => entry.token.expiresAt > found.value.expiresAt)
+          ? remember(found.value)
+          : Effect.void
+      ),
+      Effect.zipLeft(cacheAnswered)
     )
+
+    const usableNow = (usable: (token: TokenInfo) => boolean) =>
+      Effect.flatMap(Ref.get(memo), (entry) =>
+        Effect.map(clock.currentTimeMillis, (now) =>
+          Option.filter(entry, (found) => isFresh(found, now) && usable(found.token))
+        )
+      )
+
+    /**
+     * A renewal: `renew` with the newest token known, the new token stored (served even when the cache cannot keep
+     * it), and on `invalid_grant` the rejected refresh token recorded in the cache, unless the cache meanwhile holds
+     * another token (a renewal elsewhere), which is then served.
+     */
+    const renewNow = (
+      usable: (token: TokenInfo) => boolean,
+      shared: boolean
+    ): Effect.Effect<Redacted.Redacted<string>, TokenFailure> =>
+      Effect.gen(function* () {
+        const current = Option.map(yield* Ref.get(memo), (entry) => entry.token)
+        const renewed = yield* Effect.either(renew(current))
+        if (renewed._tag === "Left") {
+          const failure = renewed.left
+          if (failure._tag !== "RefreshRejected") return yield* failure
+          if (shared) {
+            // Another process may have renewed with a newer refresh token: ours was then rotated out.
+            yield* Effect.ignore(readCache)
+            const other = yield* usableNow(usable)
+            const otherToken = Option.map(other, (entry) => Redacted.value(entry.token.accessToken))
+            if (
+              Option.isSome(other) &&
+              !Option.exists(current, (token) => Option.contains(otherToken, Redacted.value(token.accessToken)))
+            ) {
+              return other.value.token.accessToken
+            }
+          }
+          if (failure.rejected !== undefined) {
+            yield* store(failure.rejected).pipe(
+              Effect.catchAll((error) =>
+                Effect.logWarning(`${name}: cannot record the rejected refresh token: ${error.message}`)
+              )
+            )
+          }
+          return yield* failure.error
+        }
+        const now = yield* clock.currentTimeMillis
+        const token = renewed.right.issuedAt === undefined ? withIssuedAt(renewed.right, now) : renewed.right
+        yield* Effect.logDebug(`${name}: token refreshed, expires in ${Math.round(token.expiresAt - now / 1000)} s`)
+        if (shared) {
+          // The token is good even when the cache cannot keep it: serve it (the memo has it) and say so.
+          yield* store(token).pipe(
+            Effect.catchAll((error) => Effect.logWarning(`${name}: the new token was not cached: ${error.message}`))
+          )
+        } else {
+          yield* remember(token)
+        }
+        return token.accessToken
+      })
+
+    /** The cache cannot be reached: renew in this process alone, or fail, as the provider asked. */
+    const degraded = (
+      error: TokenCacheError,
+      usable: (token: TokenInfo) => boolean
+    ): Effect.Effect<Redacted.Redacted<string>, TokenFailure> =>
+      options.whenCacheDown !== "local" || cache.withLock === undefined
+        ? Effect.fail(error)
+        : Effect.gen(function* () {
+            if (!cacheDown) {
+              cacheDown = true
+              yield* Effect.logWarning(
+                `${name}: the token cache cannot be reached (${error.message}); renewing in this process until it answers`
+              )
+            }
+            const memoized = yield* usableNow(usable)
+            if (Option.isSome(memoized)) return memoized.value.token.accessToken
+            return yield* renewNow(usable, false)
+          })
 
     /**
      * Under the lock: the memo, then the shared cache, then (inside the cache's cross-process lock) the cache once
      * more and at last a renewal. `usable` says whether a cached token will do.
      */
-    const obtain = (usable: (token: TokenInfo) => boolean) =>
+    const obtain = (usable: (token: TokenInfo) => boolean): Effect.Effect<Redacted.Redacted<string>, TokenFailure> =>
       lock.withPermits(1)(
         Effect.gen(function* () {
-          const usableNow = (entry: Option.Option<Entry>) =>
-            Effect.map(clock.currentTimeMillis, (now) =>
-              Option.filter(entry, (found) => isFresh(found, now) && usable(found.token))
-            )
-          const memoized = yield* usableNow(yield* Ref.get(memo))
+          const memoized = yield* usableNow(usable)
           if (Option.isSome(memoized)) return memoized.value.token.accessToken
-          yield* readCache
-          const cached = yield* usableNow(yield* Ref.get(memo))
+          const read = yield* Effect.either(readCache)
+          if (read._tag === "Left") return yield* degraded(read.left, usable)
+          const cached = yield* usableNow(usable)
           if (Option.isSome(cached)) return cached.value.token.accessToken
+          if (cache.withLock === undefined) return yield* renewNow(usable, true)
 
-          const renewal = Effect.gen(function* () {
-            if (cache.withLock !== undefined) {
-              // another process may have renewed while we waited for the cross-process lock
-              yield* readCache
-              const shared = yield* usableNow(yield* Ref.get(memo))
-              if (Option.isSome(shared)) return shared.value.token.accessToken
-            }
-            // the memo now holds the newest token known here or in the cache (and so the newest refresh token)
-            const current = Option.map(yield* Ref.get(memo), (entry) => entry.token)
-            const token = yield* renew(current)
-            const now = yield* clock.currentTimeMillis
-            yield* Effect.logDebug(`${name}: token refreshed, expires in ${Math.round(token.expiresAt - now / 1000)} s`)
-            // The token is good even when the cache cannot keep it: serve it (the memo has it) and say so.
-            yield* store(token).pipe(
-              Effect.catchAll((error) => Effect.logWarning(`${name}: the new token was not cached: ${error.message}`))
-            )
-            return token.accessToken
+          const underLock = Effect.gen(function* () {
+            // another process may have renewed while we waited for the cross-process lock
+            yield* readCache
+            const shared = yield* usableNow(usable)
+            if (Option.isSome(shared)) return shared.value.token.accessToken
+            return yield* renewNow(usable, true)
           })
-          return yield* cache.withLock === undefined ? renewal : cache.withLock(renewal)
+          // Only cache operations fail with TokenCacheError, and never after a token request (see `renewNow`).
+          return yield* cache
+            .withLock(underLock)
+            .pipe(Effect.catchTag("TokenCacheError", (error) => degraded(error, usable)))
         })
       )
 
     const renewLocked = obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`))
 
     /**
-     * The renewal under way, if any. Stale callers that arrive while it runs wait for it together instead of taking
-     * the lock one after the other (one hand-off per waiter: a herd of 10,000 paid for 10,000 of them). When it
-     * succeeds they read the memo again; when it fails or is interrupted they take the lock as before (so a failure
-     * is not shared and the next caller tries again).
+     * The renewal under way, if any. Stale callers that arrive while it runs wait for it together and share its
+     * outcome: its token, or its failure, all at once (the next call after that renews again). When it was
+     * interrupted they go on: one of them renews.
      */
-    let renewing: Deferred.Deferred<boolean> | undefined
+    let renewing: Deferred.Deferred<Outcome> | undefined
 
-    const awaitRenewal = (running: Deferred.Deferred<boolean>) =>
-      Effect.flatMap(Deferred.await(running), (renewed) => (renewed ? getAccessToken : renewLocked))
+    const awaitRenewal = (
+      running: Deferred.Deferred<Outcome>
+    ): Effect.Effect<Redacted.Redacted<string>, TokenFailure> =>
+      Effect.flatMap(Deferred.await(running), (outcome) =>
+        Option.isSome(outcome) ? outcome.value : Effect.suspend(() => renewStale)
+      )
 
     const lead = Effect.uninterruptibleMask((restore) =>
       Effect.suspend(() => {
         if (renewing !== undefined) return restore(awaitRenewal(renewing))
-        const done = Deferred.unsafeMake<boolean>(FiberId.none)
+        const done = Deferred.unsafeMake<Outcome>(FiberId.none)
         renewing = done
         return Effect.onExit(restore(renewLocked), (exit) => {
           if (renewing === done) renewing = undefined
-          return Deferred.succeed(done, Exit.isSuccess(exit))
+          const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+          const outcome: Outcome = interrupted ? Option.none() : Option.some(exit)
+          return Deferred.succeed(done, outcome)
         })
       })
     )
@@ -163,3 +286,7 @@ export const make = (options: {
 
     return { getAccessToken, forceRefresh, store: (token) => lock.withPermits(1)(store(token)), peek }
   })
+
+/** A token stamped with the instant it was obtained (so that every process knows its lifetime). */
+const withIssuedAt = (token: TokenInfo, nowMillis: number) =>
+  new TokenInfo({ ...token, issuedAt: Math.min(nowMillis / 1000, token.expiresAt) })
