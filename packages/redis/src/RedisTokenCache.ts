@@ -23,8 +23,7 @@ import * as Scope from "effect/Scope"
 import type { Cluster, Redis } from "ioredis"
 import { ConfigurationError, type TokenCache, type TokenCacheError } from "service-sdk"
 import * as Connection from "./internal/connection.js"
-import * as Entry from "./internal/entry.js"
-import * as Lock from "./internal/lock.js"
+import * as Cache from "./internal/cache.js"
 
 /**
  * @since 0.1.0
@@ -124,12 +123,7 @@ export const make = (
       options.client !== undefined
         ? Connection.borrow(options.client, commandTimeout)
         : yield* Connection.open(options.url ?? defaults.url, commandTimeout)
-    const withLock = Lock.make(connection, lock)
-    return {
-      get: Effect.withSpan(Entry.read(connection, key), "RedisTokenCache.get"),
-      set: (token) => Effect.withSpan(Entry.write(connection, key, token), "RedisTokenCache.set"),
-      withLock: (self) => Effect.withSpan(withLock(self), "RedisTokenCache.withLock")
-    } satisfies TokenCache.TokenCache
+    return Cache.make(connection, key, lock)
   })
 
 /**

@@ -18,6 +18,71 @@ export interface Commands {
   eval(script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>
 }
 
+/**
+ * The Lua scripts of the cache, defined on the client with ioredis' `defineCommand` (sent by SHA, `EVALSHA`, with a
+ * fallback to `EVAL` when Redis does not know the script yet).
+ */
+export const SCRIPTS = {
+  /**
+   * KEYS[1] the entry; ARGV[1] the entry read under the lock ("" for none), ARGV[2] the new entry, ARGV[3] its time
+   * to live in ms ("0": none). Writes only if the entry is still the one read (the same access and refresh token,
+   * whatever mark was added since) or is gone; 1 when written, 0 when the entry changed.
+   */
+  serviceSdkTokenCas: {
+    numberOfKeys: 1,
+    lua: `local current = redis.call("get", KEYS[1])
+local same = current == false or current == ARGV[1]
+if not same and ARGV[1] ~= "" then
+  local okA, a = pcall(cjson.decode, current)
+  local okB, b = pcall(cjson.decode, ARGV[1])
+  same = okA and okB and type(a) == "table" and type(b) == "table"
+    and a.access_token == b.access_token and a.refresh_token == b.refresh_token
+end
+if not same then return 0 end
+if ARGV[3] == "0" then redis.call("set", KEYS[1], ARGV[2]) else redis.call("set", KEYS[1], ARGV[2], "PX", ARGV[3]) end
+return 1`
+  },
+  /** Deletes the lock KEYS[1] only if ARGV[1] owns it. */
+  serviceSdkLockRelease: {
+    numberOfKeys: 1,
+    lua: `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`
+  },
+  /**
+   * Extends the lock KEYS[1] to ARGV[2] ms if ARGV[1] owns it, or takes it again if it is gone (a FLUSHALL, a
+   * restarted Redis): 1 while it is ARGV[1]'s, 0 when another owner has it.
+   */
+  serviceSdkLockExtend: {
+    numberOfKeys: 1,
+    lua: `local owner = redis.call("get", KEYS[1])
+if owner == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) end
+if owner == false then redis.call("set", KEYS[1], ARGV[1], "PX", ARGV[2]) return 1 end
+return 0`
+  }
+} as const
+
+export type ScriptName = keyof typeof SCRIPTS
+
+/** Defines the scripts on a client (once: a borrowed client may serve several caches). */
+const defineScripts = (client: Redis | Cluster) => {
+  for (const [name, definition] of Object.entries(SCRIPTS)) {
+    if (typeof (client as unknown as Record<string, unknown>)[name] !== "function") {
+      client.defineCommand(name, definition)
+    }
+  }
+}
+
+/** Runs a script defined by {@link defineScripts}. */
+export const script = (
+  commands: Commands,
+  name: ScriptName,
+  key: string,
+  ...args: ReadonlyArray<string | number>
+): Promise<unknown> =>
+  (commands as unknown as Record<ScriptName, (...args: ReadonlyArray<string | number>) => Promise<unknown>>)[name](
+    key,
+    ...args
+  )
+
 export interface Connection {
   /** Where the cache lives, for messages: `redis://host:port/db`, never a user name or password. */
   readonly address: string
@@ -119,6 +184,7 @@ const makeRun =
 /** A client the caller owns and closes: used as is. */
 export const borrow = (client: Redis | Cluster, timeout: Duration.Duration): Connection => {
   const address = describeClient(client)
+  defineScripts(client)
   return { address, run: makeRun(client as unknown as Commands, address, timeout, []) }
 }
 
@@ -140,9 +206,15 @@ export const open = (
         const redis = new Redis(url, {
           lazyConnect: true,
           connectTimeout: millis,
+          // ioredis' own bound on each reply; commands fail at once while Redis is away (no offline queue), and a
+          // command abandoned at a disconnection is never sent again after it (it could take a lock nobody holds)
+          commandTimeout: millis,
+          enableOfflineQueue: false,
+          autoResendUnfulfilledCommands: false,
           maxRetriesPerRequest: 1,
           retryStrategy: (times) => Math.min(100 * times, 2000)
         })
+        defineScripts(redis)
         // The failing command reports the error; without a listener ioredis would print every reconnect failure.
         redis.on("error", (error) => {
           lastError = error

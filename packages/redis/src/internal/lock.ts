@@ -2,7 +2,8 @@
  * The cross-process lock: `SET lockKey <owner> NX PX <ttl>`, taken by polling with jitter until `lockWait` passes,
  * kept alive by a heartbeat while its holder works, and released only by its owner (compare-and-delete in Lua).
  * A lock lost to its TTL (a stalled holder) costs at worst a second token request: a holder never deletes or extends
- * a lock it no longer owns.
+ * a lock it no longer owns (and the entry's compare-and-set keeps its late write from replacing a newer token). An
+ * acquisition that timed out deletes its own lock afterwards, since its `SET NX` may still run when Redis resumes.
  */
 import { randomUUID } from "node:crypto"
 import * as Clock from "effect/Clock"
@@ -12,13 +13,7 @@ import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Random from "effect/Random"
 import { TokenCacheError } from "service-sdk"
-import type { Connection } from "./connection.js"
-
-/** Deletes the lock only if `ARGV[1]` still owns it. */
-const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`
-
-/** Extends the lock to `ARGV[2]` ms only if `ARGV[1]` still owns it. */
-const EXTEND = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`
+import { type Connection, script } from "./connection.js"
 
 export interface LockOptions {
   readonly lockKey: string
@@ -30,6 +25,9 @@ export interface LockOptions {
   readonly pollInterval: Duration.Duration
 }
 
+/** How often a holder extends its lock: a third of its TTL, at least once a second. */
+export const heartbeatInterval = (ttlMillis: number): number => Math.max(1, Math.min(1000, Math.floor(ttlMillis / 3)))
+
 const seconds = (millis: number) => `${Number((millis / 1000).toFixed(3))} s`
 
 export const make = (connection: Connection, options: LockOptions) => {
@@ -37,7 +35,7 @@ export const make = (connection: Connection, options: LockOptions) => {
   const ttlMillis = Math.max(1, Math.round(Duration.toMillis(options.ttl)))
   const waitMillis = Duration.toMillis(options.wait)
   const pollMillis = Math.max(1, Duration.toMillis(options.pollInterval))
-  const heartbeatMillis = Math.max(1, Math.floor(ttlMillis / 3))
+  const heartbeatMillis = heartbeatInterval(ttlMillis)
 
   /** One try; `true` when this owner now holds the lock. */
   const tryAcquire = (owner: string) =>
@@ -45,6 +43,28 @@ export const make = (connection: Connection, options: LockOptions) => {
       connection.run(`SET ${lockKey} NX`, (redis) => redis.set(lockKey, owner, "PX", ttlMillis, "NX")),
       (reply) => reply === "OK"
     )
+
+  /** Never fails: a lock that cannot be released expires with its TTL. */
+  const release = (owner: string) =>
+    connection
+      .run(`DEL ${lockKey}`, (redis) => script(redis, "serviceSdkLockRelease", lockKey, owner))
+      .pipe(Effect.catchAll((error) => Effect.logWarning(`cannot release the token lock: ${error.message}`)))
+
+  /**
+   * After an acquisition that failed (no reply in time): its `SET NX` may have been queued by a paused Redis and run
+   * later, leaving a lock nobody holds. Deleting it by owner, sent after the `SET NX` on the same connection, runs
+   * after it; tried again while Redis cannot be reached, for as long as such a lock would live.
+   */
+  const abandon = (owner: string) =>
+    Effect.gen(function* () {
+      for (let waited = 0; waited <= ttlMillis; waited += heartbeatMillis) {
+        const deleted = yield* Effect.either(
+          connection.run(`DEL ${lockKey}`, (redis) => script(redis, "serviceSdkLockRelease", lockKey, owner))
+        )
+        if (deleted._tag === "Right") return
+        yield* Effect.sleep(Duration.millis(heartbeatMillis))
+      }
+    })
 
   /**
    * Polls until the lock is ours. Runs as `acquireUseRelease`'s (uninterruptible) acquire: only the pauses between
@@ -54,7 +74,8 @@ export const make = (connection: Connection, options: LockOptions) => {
     const owner = randomUUID()
     const start = yield* Clock.currentTimeMillis
     while (true) {
-      if (yield* tryAcquire(owner)) return owner
+      const acquired = yield* tryAcquire(owner).pipe(Effect.tapError(() => Effect.forkDaemon(abandon(owner))))
+      if (acquired) return owner
       const waited = (yield* Clock.currentTimeMillis) - start
       if (waited >= waitMillis) {
         return yield* new TokenCacheError({
@@ -74,7 +95,9 @@ export const make = (connection: Connection, options: LockOptions) => {
       while (true) {
         yield* Effect.sleep(Duration.millis(heartbeatMillis))
         const extended = yield* Effect.either(
-          connection.run(`PEXPIRE ${lockKey}`, (redis) => redis.eval(EXTEND, 1, lockKey, owner, ttlMillis))
+          connection.run(`PEXPIRE ${lockKey}`, (redis) =>
+            script(redis, "serviceSdkLockExtend", lockKey, owner, ttlMillis)
+          )
         )
         if (Either.isLeft(extended)) {
           yield* Effect.logDebug(`cannot extend the token lock: ${extended.left.message}`)
@@ -86,16 +109,14 @@ export const make = (connection: Connection, options: LockOptions) => {
       }
     })
 
-  /** Never fails: a lock that cannot be released expires with its TTL. */
-  const release = (owner: string) =>
-    connection
-      .run(`DEL ${lockKey}`, (redis) => redis.eval(RELEASE, 1, lockKey, owner))
-      .pipe(Effect.catchAll((error) => Effect.logWarning(`cannot release the token lock: ${error.message}`)))
-
-  const withLock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | TokenCacheError, R> =>
+  /** Runs `use` with the lock held; `use` gets the owner id. */
+  const withLock = <A, E, R>(
+    use: (owner: string) => Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | TokenCacheError, R> =>
     Effect.acquireUseRelease(
       acquire,
-      (owner) => Effect.flatMap(Effect.fork(heartbeat(owner)), (beat) => Effect.ensuring(self, Fiber.interrupt(beat))),
+      (owner) =>
+        Effect.flatMap(Effect.fork(heartbeat(owner)), (beat) => Effect.ensuring(use(owner), Fiber.interrupt(beat))),
       release
     )
 

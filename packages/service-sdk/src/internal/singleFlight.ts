@@ -216,17 +216,36 @@ export const make = (options: {
           if (Option.isSome(cached)) return cached.value.token.accessToken
           if (cache.withLock === undefined) return yield* renewNow(usable, true)
 
-          const underLock = Effect.gen(function* () {
-            // another process may have renewed while we waited for the cross-process lock
-            yield* readCache
-            const shared = yield* usableNow(usable)
-            if (Option.isSome(shared)) return shared.value.token.accessToken
-            return yield* renewNow(usable, true)
-          })
+          const withLock = cache.withLock
+          const underLock = (graceMillis: number) =>
+            Effect.gen(function* () {
+              // another process may have renewed while we waited for the cross-process lock
+              const found = yield* readCache
+              const shared = yield* usableNow(usable)
+              if (Option.isSome(shared)) return Option.some(shared.value.token.accessToken)
+              if (graceMillis > 0 && Option.isNone(found) && Option.exists(yield* Ref.get(memo), hasRefreshToken)) {
+                return Option.none()
+              }
+              return Option.some(yield* renewNow(usable, true))
+            })
+          // The shared entry is gone (FLUSHALL, Redis restarted empty) but we hold a refresh token: a renewal under
+          // way elsewhere may be rotating it. Let go of the lock for a while (its holder takes it again and stores
+          // its token), then renew only if the entry is still gone.
+          const grace = vanishedGrace(cache)
           // Only cache operations fail with TokenCacheError, and never after a token request (see `renewNow`).
-          return yield* cache
-            .withLock(underLock)
-            .pipe(Effect.catchTag("TokenCacheError", (error) => degraded(error, usable)))
+          return yield* withLock(underLock(grace)).pipe(
+            Effect.flatMap(
+              Option.match({
+                onSome: Effect.succeed,
+                onNone: () =>
+                  Effect.zipRight(
+                    Effect.sleep(Duration.millis(grace)),
+                    Effect.map(withLock(underLock(0)), Option.getOrThrow)
+                  )
+              })
+            ),
+            Effect.catchTag("TokenCacheError", (error) => degraded(error, usable))
+          )
         })
       )
 
@@ -286,6 +305,16 @@ export const make = (options: {
 
     return { getAccessToken, forceRefresh, store: (token) => lock.withPermits(1)(store(token)), peek }
   })
+
+const hasRefreshToken = (entry: Entry) => entry.token.refreshToken !== undefined
+
+/** See the Redis cache: how long to wait when the shared entry vanished under a holder of a refresh token. */
+const vanishedGrace = (cache: TokenCache): number => {
+  const grace = (cache as unknown as { readonly [key: symbol]: unknown })[
+    Symbol.for("service-sdk/TokenCache/vanishedGrace")
+  ]
+  return typeof grace === "number" && grace > 0 ? grace : 0
+}
 
 /** A token stamped with the instant it was obtained (so that every process knows its lifetime). */
 const withIssuedAt = (token: TokenInfo, nowMillis: number) =>
