@@ -19,4 +19,18 @@ const project = (
   }
 })
 
-export default [project("service-sdk"), project("emulator"), project("redis"), project("cli"), project("bench")]
+export default [
+  project("service-sdk"),
+  project("emulator"),
+  project("redis", { exclude: ["**/node_modules/**", "test/faults/**"] }),
+  // real redis-server and OS processes under faults (SIGSTOP, SIGKILL, CLIENT PAUSE, restarts): one file at a time
+  project("redis-faults", {
+    root: "packages/redis",
+    include: ["test/faults/**/*.test.ts"],
+    globalSetup: ["test/faults/support/build.ts"],
+    fileParallelism: false,
+    testTimeout: 90_000
+  }),
+  project("cli"),
+  project("bench")
+]

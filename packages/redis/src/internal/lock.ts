@@ -89,9 +89,13 @@ export const make = (connection: Connection, options: LockOptions) => {
     }
   })
 
-  /** Keeps the lock while its holder works, however long a token request takes; stops when the lock is lost. */
+  /**
+   * Keeps the lock while its holder works, however long a token request takes. A lock lost to another owner is left
+   * to it; one that vanished (FLUSHALL, Redis restarted) is taken again, so that others wait for this renewal.
+   */
   const heartbeat = (owner: string) =>
     Effect.gen(function* () {
+      let lost = false
       while (true) {
         yield* Effect.sleep(Duration.millis(heartbeatMillis))
         const extended = yield* Effect.either(
@@ -101,8 +105,9 @@ export const make = (connection: Connection, options: LockOptions) => {
         )
         if (Either.isLeft(extended)) {
           yield* Effect.logDebug(`cannot extend the token lock: ${extended.left.message}`)
-        } else if (extended.right !== 1) {
-          return yield* Effect.logWarning(
+        } else if (extended.right !== 1 && !lost) {
+          lost = true
+          yield* Effect.logWarning(
             `lost the token lock "${lockKey}" on ${connection.address} (it expired): another process may renew too`
           )
         }
