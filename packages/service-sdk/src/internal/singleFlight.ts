@@ -143,6 +143,7 @@ export const make = (options: {
     ): Effect.Effect<Redacted.Redacted<string>, TokenFailure> =>
       Effect.gen(function* () {
         const current = Option.map(yield* Ref.get(memo), (entry) => entry.token)
+        const started = yield* clock.currentTimeMillis
         const renewed = yield* Effect.either(renew(current))
         if (renewed._tag === "Left") {
           const failure = renewed.left
@@ -169,7 +170,7 @@ export const make = (options: {
           return yield* failure.error
         }
         const now = yield* clock.currentTimeMillis
-        const token = renewed.right.issuedAt === undefined ? withIssuedAt(renewed.right, now) : renewed.right
+        const token = fromRequestStart(renewed.right, started, now)
         yield* Effect.logDebug(`${name}: token refreshed, expires in ${Math.round(token.expiresAt - now / 1000)} s`)
         if (shared) {
           // The token is good even when the cache cannot keep it: serve it (the memo has it) and say so.
@@ -316,6 +317,11 @@ const vanishedGrace = (cache: TokenCache): number => {
   return typeof grace === "number" && grace > 0 ? grace : 0
 }
 
-/** A token stamped with the instant it was obtained (so that every process knows its lifetime). */
-const withIssuedAt = (token: TokenInfo, nowMillis: number) =>
-  new TokenInfo({ ...token, issuedAt: Math.min(nowMillis / 1000, token.expiresAt) })
+/**
+ * A new token's lifetime counted from when it was asked for, not from when its answer was read (a process paused
+ * in between must not believe an old token young), and stamped with that instant so every process knows it.
+ */
+const fromRequestStart = (token: TokenInfo, startedMillis: number, nowMillis: number) => {
+  const expiresAt = token.expiresAt - Math.max(0, nowMillis - startedMillis) / 1000
+  return new TokenInfo({ ...token, expiresAt, issuedAt: Math.min(startedMillis / 1000, expiresAt) })
+}

@@ -6,7 +6,7 @@
 // Its callers call getAccessToken in a loop. It prints one JSON line per event on stdout: {"event":"ready"},
 // {"event":"token-request"}, {"event":"invalid_grant"}, {"event":"hook"} (just before it stops or kills itself), and
 // {"event":"report", ...} when asked. Commands on stdin, one per line: "arm" (the hook fires at the next token
-// response), "report" (counts since the last report), "stop" (a last report, then exit). Tokens are reported as
+// response), "disarm", "report" (counts since the last report), "stop" (a last report, then exit). Tokens are reported as
 // short hashes only.
 import { createHash } from "node:crypto"
 import { createInterface } from "node:readline"
@@ -110,6 +110,7 @@ const report = () => {
 
 createInterface({ input: process.stdin }).on("line", (line) => {
   if (line === "arm") armed = true
+  else if (line === "disarm") armed = false
   else if (line === "report") report()
   else if (line === "stop") {
     running = false

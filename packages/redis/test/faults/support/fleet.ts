@@ -174,7 +174,7 @@ export class Worker {
     return this.child.exitCode === null && this.child.signalCode === null
   }
 
-  send(command: "arm" | "report" | "stop"): void {
+  send(command: "arm" | "disarm" | "report" | "stop"): void {
     if (this.alive) this.child.stdin?.write(`${command}\n`)
   }
 
@@ -240,6 +240,19 @@ export class Fleet {
       maxMs: Math.max(0, ...reports.map((report) => report.maxMs)),
       tokens: [...new Set(reports.flatMap((report) => report.tokens))]
     }
+  }
+
+  /** Arms every worker's hook; resolves to the first that fired it (the others are disarmed at once). */
+  async armOne(millis = 8000): Promise<Worker> {
+    for (const worker of this.workers) worker.send("arm")
+    let fired: Worker | undefined
+    await until(() => {
+      fired = this.workers.find((worker) => worker.hookToken !== undefined)
+      return fired !== undefined
+    }, millis)
+    for (const worker of this.workers) worker.send("disarm")
+    if (fired === undefined) throw new Error(`no worker renewed within ${millis} ms`)
+    return fired
   }
 
   stop(): Promise<void> {
