@@ -12,6 +12,8 @@ import * as Redacted from "effect/Redacted"
 import { ENV, normalizeScope, optionOrEnv, secretValue } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
 import { RefreshRejected } from "./internal/singleFlight.js"
+import { generateState } from "./internal/local/state.js"
+import * as Pkce from "./Pkce.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
@@ -25,6 +27,14 @@ import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
 export interface Options extends Provider.ProviderOptions {
   readonly redirectUri?: string | undefined
   readonly refreshToken?: string | Redacted.Redacted<string> | undefined
+  /**
+   * An app that keeps no secret (a distributed CLI, a desktop app; RFC 8252 §8.4): `clientSecret` is neither
+   * required nor read from the environment, token requests carry `client_id` in the body, and code exchanges must
+   * use PKCE. Default false.
+   *
+   * @since 0.2.0
+   */
+  readonly publicClient?: boolean | undefined
 }
 
 /**
@@ -36,18 +46,85 @@ export interface AuthorizationUrlOptions {
   readonly scope?: string | ReadonlyArray<string> | undefined
   /** Ask the user to approve again even if they already did. */
   readonly showDialog?: boolean | undefined
+  /**
+   * A PKCE S256 challenge (RFC 7636 §4.3), e.g. from `Pkce.make`; adds `code_challenge` and
+   * `code_challenge_method=S256`.
+   *
+   * @since 0.2.0
+   */
+  readonly codeChallenge?: string | undefined
+}
+
+/**
+ * @since 0.2.0
+ */
+export interface ExchangeCodeOptions {
+  /** The PKCE verifier whose challenge went in the authorization URL (RFC 7636 §4.5). */
+  readonly codeVerifier?: string | Redacted.Redacted<string> | undefined
+}
+
+/**
+ * @since 0.2.0
+ */
+export interface BeginAuthorizationOptions {
+  readonly scope?: string | ReadonlyArray<string> | undefined
+  readonly showDialog?: boolean | undefined
+  /** Random (256 bits) when not given. */
+  readonly state?: string | undefined
+}
+
+/**
+ * A sign-in in progress: send the user to `url`, keep `state` and `codeVerifier` (server-side, never in the page)
+ * until the callback, then pass them to `completeAuthorization`.
+ *
+ * @since 0.2.0
+ */
+export interface PendingAuthorization {
+  readonly url: string
+  readonly state: string
+  readonly codeVerifier: Redacted.Redacted<string>
 }
 
 /**
  * @since 0.1.0
  */
 export interface AuthorizationCodeService extends TokenProviderService {
-  /** `{authUrl}/authorize?response_type=code&client_id=..&redirect_uri=..[&scope=..][&state=..][&show_dialog=true]` */
+  /**
+   * `{authUrl}/authorize?response_type=code&client_id=..&redirect_uri=..[&scope=..][&state=..][&show_dialog=true]`
+   * `[&code_challenge=..&code_challenge_method=S256]`
+   */
   readonly getAuthorizationUrl: (options?: AuthorizationUrlOptions) => string
-  /** Exchanges a code from the redirect for tokens, and caches them. */
+  /**
+   * Exchanges a code from the redirect for tokens, and caches them. A public client must pass the PKCE
+   * `codeVerifier` (ConfigurationError otherwise).
+   */
   readonly exchangeCode: (
-    code: string
+    code: string,
+    options?: ExchangeCodeOptions
   ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError | TokenCacheError>
+  /**
+   * Starts a sign-in: a fresh random state (unless given) and PKCE pair, and the authorization URL that carries
+   * them (RFC 9700 §2.1.1: PKCE for every client kind).
+   *
+   * @since 0.2.0
+   */
+  readonly beginAuthorization: (options?: BeginAuthorizationOptions) => Effect.Effect<PendingAuthorization>
+  /**
+   * Finishes a sign-in: `parseResponseUrl` with the pending state, then `exchangeCode` with its verifier. The
+   * tokens are cached.
+   *
+   * @since 0.2.0
+   */
+  readonly completeAuthorization: (
+    callbackUrl: string,
+    pending: { readonly state: string; readonly codeVerifier: string | Redacted.Redacted<string> }
+  ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError | TokenCacheError>
+  /**
+   * Whether the provider is a public client (no secret).
+   *
+   * @since 0.2.0
+   */
+  readonly publicClient: boolean
   /** The redirect URI the provider was configured with, if any. */
   readonly redirectUri: string | undefined
 }
@@ -190,11 +267,30 @@ export const make = (
       if (scope !== undefined) params.set("scope", scope)
       if (urlOptions.state !== undefined && urlOptions.state !== "") params.set("state", urlOptions.state)
       if (urlOptions.showDialog === true) params.set("show_dialog", "true")
+      if (urlOptions.codeChallenge !== undefined && urlOptions.codeChallenge !== "") {
+        params.set("code_challenge", urlOptions.codeChallenge)
+        params.set("code_challenge_method", "S256")
+      }
       return `${resolved.authUrl}/authorize?${params.toString()}`
     }
 
-    const exchangeCode = Effect.fn("AuthorizationCode.exchangeCode")(function* (code: string) {
+    const exchangeCode = Effect.fn("AuthorizationCode.exchangeCode")(function* (
+      code: string,
+      exchangeOptions: ExchangeCodeOptions = {}
+    ) {
       if (code.trim() === "") return yield* new ConfigurationError({ message: "the authorization code is empty" })
+      const verifier = secretValue(exchangeOptions.codeVerifier)
+      if (verifier !== undefined && !Pkce.isVerifier(verifier)) {
+        // the value itself is never echoed: it is a secret
+        return yield* new ConfigurationError({
+          message: "codeVerifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1)"
+        })
+      }
+      if (verifier === undefined && resolved.publicClient) {
+        return yield* new ConfigurationError({
+          message: "public clients must use PKCE: pass the codeVerifier (or sign in with beginAuthorization)"
+        })
+      }
       if (redirectUri === undefined) {
         return yield* new ConfigurationError({
           message: `missing redirectUri: pass the \`redirectUri\` option or set ${ENV.redirectUri}`
@@ -203,7 +299,8 @@ export const make = (
       const token = yield* resolved.endpoint({
         grant_type: "authorization_code",
         code: Redacted.make(code.trim()),
-        redirect_uri: redirectUri
+        redirect_uri: redirectUri,
+        code_verifier: verifier !== undefined ? Redacted.make(verifier) : undefined
       })
       if (token.refreshToken === undefined) {
         return yield* authFailure("the code exchange returned no refresh_token", {
@@ -216,9 +313,39 @@ export const make = (
       return token
     })
 
+    const beginAuthorization = (beginOptions: BeginAuthorizationOptions = {}) =>
+      Effect.gen(function* () {
+        const state =
+          beginOptions.state !== undefined && beginOptions.state !== "" ? beginOptions.state : yield* generateState
+        const pkce = yield* Pkce.make
+        const url = getAuthorizationUrl({
+          state,
+          scope: beginOptions.scope,
+          showDialog: beginOptions.showDialog,
+          codeChallenge: pkce.challenge
+        })
+        return { url, state, codeVerifier: pkce.verifier } satisfies PendingAuthorization
+      })
+
+    const completeAuthorization = Effect.fn("AuthorizationCode.completeAuthorization")(function* (
+      callbackUrl: string,
+      pending: { readonly state: string; readonly codeVerifier: string | Redacted.Redacted<string> }
+    ) {
+      if (typeof pending?.state !== "string" || pending.state === "") {
+        return yield* new ConfigurationError({
+          message: "completeAuthorization needs the pending state from beginAuthorization"
+        })
+      }
+      const code = yield* parseResponseUrl(callbackUrl, { expectedState: pending.state })
+      return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier })
+    })
+
     const authorizationCode: AuthorizationCodeService = Object.assign(service, {
       getAuthorizationUrl,
       exchangeCode,
+      beginAuthorization,
+      completeAuthorization,
+      publicClient: resolved.publicClient,
       redirectUri
     })
     return authorizationCode
@@ -259,6 +386,12 @@ export declare namespace AuthorizationCode {
   export type Options = AuthorizationCodeOptions
   /** @since 0.1.0 */
   export type UrlOptions = AuthorizationUrlOptions
+  /** @since 0.2.0 */
+  export type ExchangeOptions = ExchangeCodeOptions
+  /** @since 0.2.0 */
+  export type BeginOptions = BeginAuthorizationOptions
+  /** @since 0.2.0 */
+  export type Pending = PendingAuthorization
 }
 
 type AuthorizationCodeOptions = Options

@@ -25,7 +25,8 @@ export const make = (
   options: Options = {}
 ): Effect.Effect<TokenProviderService, ConfigurationError, HttpClient.HttpClient> =>
   Effect.gen(function* () {
-    const resolved = yield* Provider.resolve(options)
+    // a client credentials grant always authenticates with a secret, whatever plain JS passes
+    const resolved = yield* Provider.resolve({ ...options, publicClient: false })
     const { service } = yield* Provider.makeService(
       "ClientCredentials",
       resolved,

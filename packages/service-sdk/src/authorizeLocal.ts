@@ -13,14 +13,13 @@ import { BrowserOpener } from "./internal/local/browser.js"
 import * as CallbackReceiver from "./internal/local/callbackReceiver.js"
 import { failurePageFor, type Page, successPage } from "./internal/local/pages.js"
 import { parseLoopbackRedirect } from "./internal/local/redirectUri.js"
-import { generateState } from "./internal/local/state.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"
 
 /**
  * @since 0.1.0
  */
-export interface AuthorizeLocalOptions extends AuthorizationUrlOptions {
+export interface AuthorizeLocalOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
   /** How long to wait for the callback (default 300 s); then AuthenticationError. */
   readonly timeout?: Duration.DurationInput | undefined
   /** Open the system browser on the authorization URL (default true). */
@@ -86,8 +85,13 @@ export const authorizeLocal: (
     })
   }
   yield* Effect.annotateCurrentSpan({ redirectUri: redirect.uri })
-  const state = options.state !== undefined && options.state !== "" ? options.state : yield* generateState
-  const url = provider.getAuthorizationUrl({ state, scope: options.scope, showDialog: options.showDialog })
+  // PKCE for both client kinds (RFC 8252 §8.1, RFC 9700 §2.1.1); a random state unless one is given
+  const pending = yield* provider.beginAuthorization({
+    state: options.state,
+    scope: options.scope,
+    showDialog: options.showDialog
+  })
+  const { state, url } = pending
 
   return yield* Effect.scoped(
     Effect.gen(function* () {
@@ -109,8 +113,9 @@ export const authorizeLocal: (
         // Only a failing announcement ends the wait.
         Effect.zipRight(Fiber.join(announcing), Effect.never)
       )
+      // The receiver checked the state already; completeAuthorization checks it again and sends the verifier.
       const token = yield* provider
-        .exchangeCode(callback.code)
+        .completeAuthorization(`?${new URLSearchParams({ code: callback.code, state })}`, pending)
         .pipe(Effect.tapError((error) => reply(callback, failurePageFor(error))))
       yield* reply(callback, successPage())
       yield* Effect.logDebug("authorizeLocal: authorized")

@@ -10,6 +10,8 @@ export { AuthorizationCode } from "./AuthorizationCode.js"
 export { type AuthorizeLocalOptions, authorizeLocal } from "./authorizeLocal.js"
 /** @since 0.1.0 */
 export * as ClientCredentials from "./ClientCredentials.js"
+/** @since 0.2.0 */
+export * as Pkce from "./Pkce.js"
 /** @since 0.1.0 */
 export {
   ServiceClient,

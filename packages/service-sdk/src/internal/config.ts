@@ -50,15 +50,30 @@ export const requiredOption = (value: string | undefined, option: keyof typeof E
 export const secretValue = (value: string | Redacted.Redacted<string> | undefined): string | undefined =>
   value === undefined ? undefined : Redacted.isRedacted(value) ? Redacted.value(value) : value
 
-/** The client id and secret, from options or the environment. */
+/**
+ * The client id and secret, from options or the environment. A public client (RFC 6749 §2.1) has no secret: it is
+ * neither required nor read from the environment, and one passed explicitly is a conflicting input.
+ */
 export const resolveCredentials = (options: {
   readonly clientId?: string | undefined
   readonly clientSecret?: string | Redacted.Redacted<string> | undefined
-}) =>
-  Effect.all({
-    clientId: requiredOption(options.clientId, "clientId"),
-    clientSecret: Effect.map(requiredOption(secretValue(options.clientSecret), "clientSecret"), Redacted.make)
-  })
+  readonly publicClient?: boolean | undefined
+}): Effect.Effect<
+  { readonly clientId: string; readonly clientSecret: Redacted.Redacted<string> | undefined },
+  ConfigurationError
+> =>
+  options.publicClient === true
+    ? secretValue(options.clientSecret) !== undefined && secretValue(options.clientSecret)!.trim() !== ""
+      ? Effect.fail(
+          new ConfigurationError({
+            message: "publicClient: true takes no clientSecret (a public client keeps no secret): drop one of them"
+          })
+        )
+      : Effect.map(requiredOption(options.clientId, "clientId"), (clientId) => ({ clientId, clientSecret: undefined }))
+    : Effect.all({
+        clientId: requiredOption(options.clientId, "clientId"),
+        clientSecret: Effect.map(requiredOption(secretValue(options.clientSecret), "clientSecret"), Redacted.make)
+      })
 
 /** A base URL (http or https, no query or fragment), without its trailing slash. */
 export const parseBaseUrl = (value: string, option: string): Effect.Effect<string, ConfigurationError> => {

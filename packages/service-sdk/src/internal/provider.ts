@@ -33,13 +33,15 @@ export interface ProviderOptions {
 export interface ResolvedProvider {
   readonly authUrl: string
   readonly clientId: string
+  /** A client without a secret (RFC 6749 §2.1): `client_id` in token request bodies, no Authorization header. */
+  readonly publicClient: boolean
   readonly scope: string | undefined
   readonly cache: TokenCache.TokenCache
   readonly skew: Duration.Duration
   readonly endpoint: TokenEndpoint.TokenEndpoint
 }
 
-export const resolve = (options: ProviderOptions) =>
+export const resolve = (options: ProviderOptions & { readonly publicClient?: boolean | undefined }) =>
   Effect.gen(function* () {
     const { clientId, clientSecret } = yield* resolveCredentials(options)
     const authUrl = yield* resolveUrl(options.authUrl, "authUrl")
@@ -49,7 +51,16 @@ export const resolve = (options: ProviderOptions) =>
     const httpClient = yield* HttpClient.HttpClient
     const cache = options.tokenCache ?? (yield* TokenCache.memory())
     const endpoint = TokenEndpoint.make({ authUrl, clientId, clientSecret, timeout, maxRetries }, httpClient)
-    return { authUrl, clientId, scope: normalizeScope(options.scope), cache, skew, endpoint } satisfies ResolvedProvider
+    const publicClient = clientSecret === undefined
+    return {
+      authUrl,
+      clientId,
+      publicClient,
+      scope: normalizeScope(options.scope),
+      cache,
+      skew,
+      endpoint
+    } satisfies ResolvedProvider
   })
 
 /** The hidden synchronous read of a provider's cached token (see {@link SingleFlight.SingleFlight.peek}). */

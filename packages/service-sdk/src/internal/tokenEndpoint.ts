@@ -23,6 +23,8 @@ export type Grant =
       readonly grant_type: "authorization_code"
       readonly code: Redacted.Redacted<string>
       readonly redirect_uri: string
+      /** PKCE (RFC 7636 §4.5) */
+      readonly code_verifier?: Redacted.Redacted<string> | undefined
     }
   | {
       readonly grant_type: "refresh_token"
@@ -33,7 +35,8 @@ export type Grant =
 export interface TokenEndpointConfig {
   readonly authUrl: string
   readonly clientId: string
-  readonly clientSecret: Redacted.Redacted<string>
+  /** None for a public client (RFC 6749 §2.1): it sends `client_id` in the body and no Authorization header. */
+  readonly clientSecret: Redacted.Redacted<string> | undefined
   readonly timeout: Duration.Duration
   readonly maxRetries: number
 }
@@ -61,6 +64,7 @@ export const grantParameters = (grant: Grant): Record<string, string> => {
     case "authorization_code":
       params.code = Redacted.value(grant.code)
       params.redirect_uri = grant.redirect_uri
+      if (grant.code_verifier !== undefined) params.code_verifier = Redacted.value(grant.code_verifier)
       break
     case "refresh_token":
       params.refresh_token = Redacted.value(grant.refresh_token)
@@ -69,6 +73,18 @@ export const grantParameters = (grant: Grant): Record<string, string> => {
   }
   return params
 }
+
+/**
+ * How the client authenticates (RFC 6749 §2.3.1, §3.2.1): a confidential client with HTTP Basic; a public client
+ * identifies itself with `client_id` in the form body and sends no Authorization header.
+ */
+export const clientAuthentication = (
+  clientId: string,
+  clientSecret: Redacted.Redacted<string> | undefined
+): { readonly headers: Record<string, string>; readonly body: Record<string, string> } =>
+  clientSecret === undefined
+    ? { headers: {}, body: { client_id: clientId } }
+    : { headers: { authorization: clientAuthorization(clientId, clientSecret) }, body: {} }
 
 /** RFC 6749 §5.1, with `expires_in` required: a token without a lifetime cannot be renewed on time. */
 const TokenResponse = Schema.Struct({
@@ -173,11 +189,11 @@ const interpret = (
 /** Binds the exchange to a configuration and an `HttpClient`. */
 export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpClient): TokenEndpoint => {
   const url = `${config.authUrl}/api/token`
-  const authorization = clientAuthorization(config.clientId, config.clientSecret)
+  const authentication = clientAuthentication(config.clientId, config.clientSecret)
   return (grant) => {
     const request = HttpClientRequest.post(url).pipe(
-      HttpClientRequest.setHeaders({ authorization, accept: "application/json" }),
-      HttpClientRequest.bodyUrlParams(grantParameters(grant))
+      HttpClientRequest.setHeaders({ ...authentication.headers, accept: "application/json" }),
+      HttpClientRequest.bodyUrlParams({ ...grantParameters(grant), ...authentication.body })
     )
     const requestedScope = grant.grant_type === "authorization_code" ? undefined : grant.scope
     const attempt = httpClient.execute(request).pipe(

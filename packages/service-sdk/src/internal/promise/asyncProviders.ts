@@ -121,9 +121,32 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
     return this.authorizationCode.getAuthorizationUrl(options)
   }
 
-  /** Exchanges the code from the redirect for tokens, and caches them. */
-  exchangeCode(code: string): Promise<TokenInfo> {
-    return this.runtime.run(this.authorizationCode.exchangeCode(code))
+  /** Exchanges the code from the redirect for tokens, and caches them (public clients pass the PKCE verifier). */
+  exchangeCode(code: string, options?: AuthorizationCodeModule.ExchangeCodeOptions): Promise<TokenInfo> {
+    return this.runtime.run(this.authorizationCode.exchangeCode(code, options))
+  }
+
+  /** Whether this is a public client (no secret). */
+  get publicClient(): boolean {
+    return this.authorizationCode.publicClient
+  }
+
+  /**
+   * Starts a sign-in: a fresh state (unless given) and PKCE pair, and the URL to send the user to. Keep `state` and
+   * `codeVerifier` server-side until the callback.
+   */
+  beginAuthorization(
+    options?: AuthorizationCodeModule.BeginAuthorizationOptions
+  ): Promise<AuthorizationCodeModule.PendingAuthorization> {
+    return this.runtime.run(this.authorizationCode.beginAuthorization(options))
+  }
+
+  /** Finishes a sign-in: checks the callback's state, exchanges its code with the verifier, caches the tokens. */
+  completeAuthorization(
+    callbackUrl: string,
+    pending: { readonly state: string; readonly codeVerifier: string | Redacted.Redacted<string> }
+  ): Promise<TokenInfo> {
+    return this.runtime.run(this.authorizationCode.completeAuthorization(callbackUrl, pending))
   }
 
   /**
