@@ -10,10 +10,11 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
 import { ApiError, TransportError } from "../../ServiceError.js"
 import { describeCause, safeCause } from "../redact.js"
 import { apiErrorMessage, parseJson } from "./body.js"
+import { decoder } from "./decode.js"
 import type { PolicyError } from "./requestPolicy.js"
 
 /** Query parameters; `undefined` and `null` are left out, arrays repeat the key. */
@@ -108,7 +109,7 @@ export const make = (http: HttpClient.HttpClient.With<PolicyError>, timeout: Dur
         body = parsed.value
       }
       if (schema === undefined) return body as A
-      return yield* Schema.decodeUnknown(schema, { errors: "all" })(body).pipe(
+      return yield* decoder(schema)(body).pipe(
         Effect.mapError(
           (error) =>
             new ApiError({
@@ -132,7 +133,11 @@ export const make = (http: HttpClient.HttpClient.With<PolicyError>, timeout: Dur
       return http.execute(request)
     }).pipe(
       Effect.flatMap((response) => interpret(response, label, options.schema)),
-      Effect.withSpan("ServiceClient.request", { attributes: { "http.request.method": method, "url.path": path } })
+      // no stack capture: it costs as much as decoding an album
+      Effect.withSpan("ServiceClient.request", {
+        attributes: { "http.request.method": method, "url.path": path },
+        captureStackTrace: false
+      })
     )
   }
 }

@@ -1,0 +1,161 @@
+/**
+ * Decoding the API's JSON through a Schema, faster with identical results. `Schema.decodeUnknown` re-validates the
+ * decoded side of every `Struct` that has `optionalWith` fields (each is a transformation, and Effect parses its
+ * `to` side again), at every nesting level. For the plain shapes of the data API (structs, arrays, nullable
+ * unions, keywords, literals, and `Struct` property transformations) this compiles the schema's AST once into one
+ * pass that validates the encoded side and applies the schema's own property transformations. Anything it does
+ * not know (refinements, declarations, suspensions, other transformations) leaves the whole schema to
+ * `Schema.decodeUnknown`; so does any body that fails the fast pass, so errors are exactly Effect's own.
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type * as AST from "effect/SchemaAST"
+
+/** What a compiled decoder returns for an input it rejects. */
+const FAIL: unique symbol = Symbol("FAIL")
+type Decode = (input: unknown) => unknown
+
+const hasOwn = Object.prototype.hasOwnProperty
+
+const isRecord = (input: unknown): input is Record<PropertyKey, unknown> =>
+  typeof input === "object" && input !== null && !Array.isArray(input)
+
+const compileTypeLiteral = (ast: AST.TypeLiteral): Decode | undefined => {
+  if (ast.indexSignatures.length > 0) return undefined
+  const fields: Array<readonly [PropertyKey, Decode, boolean]> = []
+  for (const ps of ast.propertySignatures) {
+    const decode = compile(ps.type)
+    if (decode === undefined) return undefined
+    fields.push([ps.name, decode, ps.isOptional])
+  }
+  return (input) => {
+    if (!isRecord(input)) return FAIL
+    const output: Record<PropertyKey, unknown> = {}
+    for (const [name, decode, optional] of fields) {
+      // as Effect (not `exact`): a missing required key is parsed as `undefined`
+      if (!hasOwn.call(input, name) && optional) continue
+      const value = decode(input[name])
+      if (value === FAIL) return FAIL
+      output[name] = value
+    }
+    return output
+  }
+}
+
+const compileTransformation = (ast: AST.Transformation): Decode | undefined => {
+  if (ast.transformation._tag !== "TypeLiteralTransformation") return undefined
+  const from = compile(ast.from)
+  // The `to` side is checked to be one we understand; it is not run again (its values are decoded already).
+  if (from === undefined || compile(ast.to) === undefined) return undefined
+  const steps = ast.transformation.propertySignatureTransformations
+  return (input) => {
+    const output = from(input)
+    if (output === FAIL) return FAIL
+    const record = output as Record<PropertyKey, unknown>
+    for (const step of steps) {
+      const next = step.decode(hasOwn.call(record, step.from) ? Option.some(record[step.from]) : Option.none())
+      delete record[step.from]
+      if (Option.isSome(next)) record[step.to] = next.value
+    }
+    return record
+  }
+}
+
+const compileUncached = (ast: AST.AST): Decode | undefined => {
+  switch (ast._tag) {
+    case "StringKeyword":
+      return (input) => (typeof input === "string" ? input : FAIL)
+    case "NumberKeyword":
+      return (input) => (typeof input === "number" ? input : FAIL)
+    case "BooleanKeyword":
+      return (input) => (typeof input === "boolean" ? input : FAIL)
+    case "UndefinedKeyword":
+      return (input) => (input === undefined ? input : FAIL)
+    case "UnknownKeyword":
+    case "AnyKeyword":
+      return (input) => input
+    case "Literal": {
+      const literal = ast.literal
+      return (input) => (input === literal ? input : FAIL)
+    }
+    case "TupleType": {
+      if (ast.elements.length > 0 || ast.rest.length !== 1) return undefined
+      const item = compile(ast.rest[0]!.type)
+      if (item === undefined) return undefined
+      return (input) => {
+        if (!Array.isArray(input)) return FAIL
+        const output = new Array(input.length)
+        for (let index = 0; index < input.length; index++) {
+          const value = item(input[index])
+          if (value === FAIL) return FAIL
+          output[index] = value
+        }
+        return output
+      }
+    }
+    case "TypeLiteral":
+      return compileTypeLiteral(ast)
+    case "Union": {
+      const members: Array<Decode> = []
+      for (const member of ast.types) {
+        const decode = compile(member)
+        if (decode === undefined) return undefined
+        members.push(decode)
+      }
+      return (input) => {
+        for (const member of members) {
+          const value = member(input)
+          if (value !== FAIL) return value
+        }
+        return FAIL
+      }
+    }
+    case "Transformation":
+      return compileTransformation(ast)
+    default:
+      return undefined
+  }
+}
+
+const compiled = new WeakMap<AST.AST, Decode | null>()
+
+const compile = (ast: AST.AST): Decode | undefined => {
+  const known = compiled.get(ast)
+  if (known !== undefined) return known ?? undefined
+  const decode = compileUncached(ast)
+  compiled.set(ast, decode ?? null)
+  return decode
+}
+
+/**
+ * `Schema.decodeUnknown(schema, { errors: "all" })`, with the same results, through the compiled pass when the
+ * schema has a shape it knows.
+ */
+export const decoder = <A, I>(
+  schema: Schema.Schema<A, I>
+): ((input: unknown) => Effect.Effect<A, ParseResult.ParseError>) => {
+  const known = decoders.get(schema)
+  if (known !== undefined) return known as (input: unknown) => Effect.Effect<A, ParseResult.ParseError>
+  const made = makeDecoder(schema)
+  decoders.set(schema, made)
+  return made
+}
+
+const decoders = new WeakMap<object, (input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>>()
+
+const makeDecoder = <A, I>(
+  schema: Schema.Schema<A, I>
+): ((input: unknown) => Effect.Effect<A, ParseResult.ParseError>) => {
+  const slow = Schema.decodeUnknown(schema, { errors: "all" })
+  const fast = compile(schema.ast)
+  if (fast === undefined) return slow
+  return (input) => {
+    const value = fast(input)
+    return value === FAIL ? slow(input) : Effect.succeed(value as A)
+  }
+}
+
+/** Whether `schema` takes the compiled pass (for tests). */
+export const isCompiled = (schema: Schema.Schema.Any): boolean => compile(schema.ast) !== undefined
