@@ -83,12 +83,13 @@ const program = Effect.gen(function* () {
   const call = Effect.suspend(() => {
     const started = performance.now()
     return Effect.either(provider.getAccessToken).pipe(
-      Effect.map((result) => {
+      Effect.flatMap((result) => {
         const millis = performance.now() - started
         stats.calls += 1
         stats.maxMs = Math.max(stats.maxMs, millis)
         if (result._tag === "Left") stats.errors[result.left._tag] = (stats.errors[result.left._tag] ?? 0) + 1
         else stats.tokens.add(hash(Redacted.value(result.right)))
+        return Effect.void
       })
     )
   })
