@@ -26,7 +26,11 @@ export {
  */
 export interface ClientRegistration {
   readonly clientId: string
-  readonly clientSecret: string
+  /**
+   * absent for a public client (RFC 6749 §2.1): it authenticates with `client_id` in the body and must use PKCE
+   * (since 0.2.0)
+   */
+  readonly clientSecret?: string | undefined
   /** exact redirect URIs this client may use; when absent, any `http` URI on a loopback host is accepted */
   readonly redirectUris?: ReadonlyArray<string>
 }
@@ -53,7 +57,10 @@ export interface EmulatorOptions {
   readonly port?: number
   /** the only interface the emulator binds */
   readonly host?: "127.0.0.1"
-  /** extra registered clients; the default client `emulator-client` / `emulator-secret` is always registered */
+  /**
+   * extra registered clients; the default client `emulator-client` / `emulator-secret` and the public client
+   * `emulator-public-client` (no secret) are always registered
+   */
   readonly clients?: ReadonlyArray<ClientRegistration>
   /** access token lifetime in seconds (default 3600) */
   readonly tokenLifetime?: number
@@ -61,6 +68,8 @@ export interface EmulatorOptions {
   readonly rotateRefreshTokens?: boolean
   /** `/authorize` redirects at once instead of showing the consent page (default false) */
   readonly autoApprove?: boolean
+  /** every client must use PKCE (S256), confidential ones too (default false; public clients always must) */
+  readonly requirePkce?: boolean
   /** fixed extra latency in milliseconds on every `/api/token` response, for benchmarks (default 0) */
   readonly tokenLatencyMs?: number
   /** what the player reports at start (default `null`: nothing playing) */
@@ -77,6 +86,7 @@ export interface EmulatorConfig {
   readonly tokenLifetime?: number
   readonly rotateRefreshTokens?: boolean
   readonly autoApprove?: boolean
+  readonly requirePkce?: boolean
   readonly playback?: PlaybackState | null
 }
 
@@ -139,6 +149,8 @@ export interface EmulatorHandle extends AsyncDisposable {
   readonly clientId: string
   /** the default client's secret, `emulator-secret` */
   readonly clientSecret: string
+  /** the public client's id, `emulator-public-client` (no secret; PKCE required) */
+  readonly publicClientId: string
   readonly stats: () => Promise<Stats>
   readonly injectFault: (fault: Fault) => Promise<void>
   readonly configure: (config: EmulatorConfig) => Promise<void>
@@ -164,6 +176,14 @@ export const defaultClientId: string = internal.defaultClientId
  * @category constants
  */
 export const defaultClientSecret: string = internal.defaultClientSecret
+
+/**
+ * The id of the public client registered by default (no secret; it must use PKCE).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultPublicClientId: string = internal.defaultPublicClientId
 
 /**
  * Starts an emulator in the current scope; closing the scope stops it.
@@ -218,6 +238,10 @@ export class Emulator extends Context.Tag("@service-sdk/emulator/Emulator")<Emul
    * @since 0.1.0
    */
   static readonly defaultClientSecret = defaultClientSecret
+  /**
+   * @since 0.2.0
+   */
+  static readonly defaultPublicClientId = defaultPublicClientId
 }
 
 /**
@@ -238,6 +262,8 @@ export declare namespace Emulator {
     readonly clientId: string
     /** the default client's secret, `emulator-secret` */
     readonly clientSecret: string
+    /** the public client's id, `emulator-public-client` (no secret; PKCE required) */
+    readonly publicClientId: string
     readonly stats: Effect.Effect<Stats>
     readonly injectFault: (fault: Fault) => Effect.Effect<void, EmulatorError>
     readonly configure: (config: EmulatorConfig) => Effect.Effect<void, EmulatorError>

@@ -38,7 +38,12 @@ const redirectTo = (redirectUri: string, params: Record<string, string | undefin
 
 const issueCode = (
   state: EmulatorState,
-  request: { readonly clientId: string; readonly redirectUri: string; readonly scope: string },
+  request: {
+    readonly clientId: string
+    readonly redirectUri: string
+    readonly scope: string
+    readonly codeChallenge: string | undefined
+  },
   now: number
 ): string => {
   const code = randomToken()
@@ -46,11 +51,40 @@ const issueCode = (
     clientId: request.clientId,
     redirectUri: request.redirectUri,
     scope: request.scope,
+    codeChallenge: request.codeChallenge,
     userId: USER.id,
     expiresAt: now + CODE_LIFETIME_MS,
     redeemedBy: undefined
   })
   return code
+}
+
+/** S256 challenges are base64url SHA-256 digests: 43 characters (RFC 7636 §4.2). */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/
+
+/**
+ * PKCE parameters of an authorization request (RFC 7636 §4.3, §4.4.1): only S256 (`plain`, and a challenge
+ * without a method, which means `plain`, are refused, RFC 9700 §2.1.1); a public client, or any client when
+ * `requirePkce` is on, must send a challenge.
+ */
+const pkceChallenge = (
+  state: EmulatorState,
+  isPublic: boolean,
+  params: URLSearchParams
+): { readonly challenge: string | undefined } | { readonly invalid: string } => {
+  const challenge = params.get("code_challenge")
+  const method = params.get("code_challenge_method")
+  if (challenge === null || challenge === "") {
+    if (method !== null) return { invalid: "code_challenge_method without code_challenge" }
+    if (isPublic) return { invalid: "Public clients must use PKCE: code_challenge is required" }
+    if (state.config.requirePkce) return { invalid: "PKCE is required: code_challenge is missing" }
+    return { challenge: undefined }
+  }
+  if (method !== "S256") {
+    return { invalid: `Unsupported code_challenge_method ${method ?? "plain"}: only S256 is supported` }
+  }
+  if (!S256_CHALLENGE.test(challenge)) return { invalid: "Malformed code_challenge" }
+  return { challenge }
 }
 
 const methodNotAllowedPage = (allow: string, method: string) =>
@@ -120,8 +154,16 @@ export const authorizeEndpoint = (state: EmulatorState) =>
             state: stateParam
           })
         }
+        const pkce = pkceChallenge(state, client.clientSecret === undefined, params)
+        if ("invalid" in pkce) {
+          return redirectTo(redirectUri, {
+            error: "invalid_request",
+            error_description: pkce.invalid,
+            state: stateParam
+          })
+        }
         const now = yield* Clock.currentTimeMillis
-        const pending = { clientId, redirectUri, scope: parsed.scope }
+        const pending = { clientId, redirectUri, scope: parsed.scope, codeChallenge: pkce.challenge }
         if (state.config.autoApprove) {
           return redirectTo(redirectUri, { code: issueCode(state, pending, now), state: stateParam })
         }

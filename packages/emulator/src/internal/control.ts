@@ -21,6 +21,7 @@ export const ConfigSchema = Schema.Struct({
   tokenLifetime: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 31_536_000)), { exact: true }),
   rotateRefreshTokens: Schema.optionalWith(Schema.Boolean, { exact: true }),
   autoApprove: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  requirePkce: Schema.optionalWith(Schema.Boolean, { exact: true }),
   playback: Schema.optionalWith(Schema.NullOr(PlaybackSchema), { exact: true })
 })
 
@@ -41,6 +42,7 @@ export const applyConfig = (state: EmulatorState, config: EmulatorConfig): void 
     tokenLifetime: config.tokenLifetime ?? state.config.tokenLifetime,
     rotateRefreshTokens: config.rotateRefreshTokens ?? state.config.rotateRefreshTokens,
     autoApprove: config.autoApprove ?? state.config.autoApprove,
+    requirePkce: config.requirePkce ?? state.config.requirePkce,
     playback: config.playback === undefined ? state.config.playback : config.playback
   }
 }

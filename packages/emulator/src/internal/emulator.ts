@@ -34,6 +34,9 @@ export const defaultClientId = "emulator-client"
 /** @internal */
 export const defaultClientSecret = "emulator-secret"
 
+/** @internal */
+export const defaultPublicClientId = "emulator-public-client"
+
 const HOST = "127.0.0.1"
 
 const MAX_BODY_BYTES = 1024 * 1024
@@ -66,14 +69,16 @@ const resolveOptions = (
     return invalid(`playback.trackId is not a catalogue track: ${playback.trackId}`)
   }
   const clients = new Map<string, ClientRegistration>([
-    [defaultClientId, { clientId: defaultClientId, clientSecret: defaultClientSecret }]
+    [defaultClientId, { clientId: defaultClientId, clientSecret: defaultClientSecret }],
+    [defaultPublicClientId, { clientId: defaultPublicClientId }]
   ])
   for (const client of options.clients ?? []) {
     if (typeof client.clientId !== "string" || client.clientId === "" || client.clientId.includes(":")) {
       return invalid("every client needs a non-empty clientId without ':'")
     }
-    if (typeof client.clientSecret !== "string" || client.clientSecret === "") {
-      return invalid(`client ${client.clientId} needs a non-empty clientSecret`)
+    // no secret: a public client
+    if (client.clientSecret !== undefined && (typeof client.clientSecret !== "string" || client.clientSecret === "")) {
+      return invalid(`client ${client.clientId} needs a non-empty clientSecret, or none for a public client`)
     }
     clients.set(client.clientId, client)
   }
@@ -86,6 +91,7 @@ const resolveOptions = (
       tokenLifetime,
       rotateRefreshTokens: options.rotateRefreshTokens ?? false,
       autoApprove: options.autoApprove ?? false,
+      requirePkce: options.requirePkce ?? false,
       playback
     }
   })
@@ -159,7 +165,8 @@ export const make = (options: EmulatorOptions = {}): Effect.Effect<Emulator.Serv
       apiUrl,
       port,
       clientId: resolved.defaultClient.clientId,
-      clientSecret: resolved.defaultClient.clientSecret,
+      clientSecret: defaultClientSecret,
+      publicClientId: defaultPublicClientId,
       stats: Effect.sync(() => state.stats()),
       injectFault: (fault: Fault) =>
         decodeFault(fault).pipe(
@@ -202,6 +209,7 @@ export const start = async (options: EmulatorOptions = {}): Promise<EmulatorHand
     port: service.port,
     clientId: service.clientId,
     clientSecret: service.clientSecret,
+    publicClientId: service.publicClientId,
     stats: () => runPromise(service.stats),
     injectFault: (fault) => runPromise(service.injectFault(fault)),
     configure: (config) => runPromise(service.configure(config)),

@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import type { ClientRegistration } from "../Emulator.js"
 import { applyFault } from "./faults.js"
 import { SCOPES } from "./fixtures.js"
+import { createHash } from "node:crypto"
 import { formDecode, json, mediaType, methods, repeatedParameter } from "./http.js"
 import { secretEquals } from "./random.js"
 import type { EmulatorState, Grant } from "./state.js"
@@ -56,7 +57,8 @@ export const parseScope = (
 
 /**
  * Client authentication (RFC 6749 §2.3.1): HTTP Basic with the form-encoded id and secret, or `client_id` and
- * `client_secret` in the body; never both.
+ * `client_secret` in the body; never both. A public client (no secret registered) identifies itself with
+ * `client_id` in the body alone (RFC 6749 §3.2.1) and never presents a secret.
  */
 const authenticateClient = (
   state: EmulatorState,
@@ -86,12 +88,16 @@ const authenticateClient = (
   } else {
     clientId = form.get("client_id") ?? undefined
     clientSecret = form.get("client_secret") ?? undefined
-    if (clientId === undefined || clientSecret === undefined) {
-      return Effect.fail(invalidClient("Client authentication is required"))
-    }
+    if (clientId === undefined) return Effect.fail(invalidClient("Client authentication is required"))
   }
   const client = state.options.clients.get(clientId)
   if (client === undefined) return Effect.fail(invalidClient("Invalid client"))
+  if (client.clientSecret === undefined) {
+    return clientSecret === undefined
+      ? Effect.succeed(client)
+      : Effect.fail(invalidClient("This is a public client: it has no secret"))
+  }
+  if (clientSecret === undefined) return Effect.fail(invalidClient("Client authentication is required"))
   if (!secretEquals(client.clientSecret, clientSecret)) return Effect.fail(invalidClient("Invalid client secret"))
   return Effect.succeed(client)
 }
@@ -121,6 +127,16 @@ const clientCredentialsGrant = (
   form: URLSearchParams,
   now: number
 ) => {
+  if (client.clientSecret === undefined) {
+    // RFC 6749 §4.4: the client credentials grant is for confidential clients only
+    return Effect.fail(
+      new OAuthError({
+        status: 400,
+        error: "unauthorized_client",
+        description: "A public client cannot use the client_credentials grant"
+      })
+    )
+  }
   const parsed = parseScope(form.get("scope"))
   if ("invalid" in parsed) {
     return Effect.fail(
@@ -130,6 +146,21 @@ const clientCredentialsGrant = (
   const grant = state.newGrant(client.clientId, parsed.scope, undefined)
   const access = state.issueAccessToken(grant, grant.scope, now)
   return Effect.succeed(tokenResponse({ access_token: access.token, expires_in: access.expiresIn, scope: grant.scope }))
+}
+
+/**
+ * PKCE verification (RFC 7636 §4.6): `BASE64URL(SHA256(ASCII(code_verifier)))` must equal the S256 challenge. A
+ * verifier for a code issued without a challenge is refused too (RFC 9700 §2.1.1, PKCE downgrade). A wrong verifier
+ * does not use the code up, like the other failed exchanges. Returns the error description, if any.
+ */
+const verifyPkce = (challenge: string | undefined, verifier: string | null): string | undefined => {
+  if (challenge === undefined) {
+    return verifier === null ? undefined : "code_verifier sent for a code issued without code_challenge"
+  }
+  if (verifier === null || verifier === "") return "Missing code_verifier"
+  if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)) return "Malformed code_verifier"
+  const computed = createHash("sha256").update(verifier, "ascii").digest("base64url")
+  return secretEquals(computed, challenge) ? undefined : "code_verifier does not match the code_challenge"
 }
 
 /** Authorization code grant, token request (RFC 6749 §4.1.3): single-use code, bound to client and redirect URI. */
@@ -157,6 +188,8 @@ const authorizationCodeGrant = (
     return Effect.fail(invalidGrant("Authorization code expired"))
   }
   if (entry.redirectUri !== redirectUri) return Effect.fail(invalidGrant("Invalid redirect URI"))
+  const pkce = verifyPkce(entry.codeChallenge, form.get("code_verifier"))
+  if (pkce !== undefined) return Effect.fail(invalidGrant(pkce))
   const grant = state.newGrant(client.clientId, entry.scope, entry.userId)
   entry.redeemedBy = grant
   const access = state.issueAccessToken(grant, grant.scope, now)

@@ -9,6 +9,8 @@ export interface ConfigState {
   readonly tokenLifetime: number
   readonly rotateRefreshTokens: boolean
   readonly autoApprove: boolean
+  /** PKCE for every client (public clients always need it) */
+  readonly requirePkce: boolean
   readonly playback: PlaybackState | null
 }
 
@@ -47,6 +49,8 @@ export interface CodeEntry {
   readonly scope: string
   readonly userId: string
   readonly expiresAt: number
+  /** the S256 PKCE challenge of the authorization request (RFC 7636 §4.4), if any */
+  readonly codeChallenge: string | undefined
   /** the grant the code was exchanged for; set on first use (RFC 6749 §4.1.2: reuse revokes it) */
   redeemedBy: Grant | undefined
 }
@@ -57,6 +61,7 @@ export interface PendingAuthorization {
   readonly redirectUri: string
   readonly scope: string
   readonly state: string | undefined
+  readonly codeChallenge: string | undefined
   readonly expiresAt: number
 }
 
