@@ -33,7 +33,7 @@ describeFaults("lock holders under faults", { tokenLifetime: 3 }, (world) => {
       await world().emulator.configure({ rotateRefreshTokens: false })
       const key = uniqueKey()
       const fleet = await Fleet.start(
-        Array.from({ length: 4 }, () => workerConfig(world(), key, { hook: "stop-after-response" }))
+        Array.from({ length: 3 }, () => workerConfig(world(), key, { hook: "stop-after-response" }))
       )
       try {
         await sleep(500)
@@ -75,7 +75,7 @@ describeFaults("lock holders under faults", { tokenLifetime: 3 }, (world) => {
       const key = uniqueKey()
       await storeSignIn(world(), key)
       const fleet = await Fleet.start(
-        Array.from({ length: 4 }, () =>
+        Array.from({ length: 3 }, () =>
           workerConfig(world(), key, { grant: "authorization_code", hook: "stop-after-response" })
         )
       )
@@ -115,7 +115,7 @@ describeFaults("lock holders under faults", { tokenLifetime: 3 }, (world) => {
       const key = uniqueKey()
       await storeSignIn(world(), key)
       const fleet = await Fleet.start(
-        Array.from({ length: 4 }, () =>
+        Array.from({ length: 3 }, () =>
           workerConfig(world(), key, { grant: "authorization_code", hook: "kill-after-response" })
         )
       )
@@ -156,7 +156,7 @@ describeFaults("lock holders under faults", { tokenLifetime: 3 }, (world) => {
     const key = uniqueKey()
     await storeSignIn(world(), key)
     const fleet = await Fleet.start(
-      Array.from({ length: 4 }, () => workerConfig(world(), key, { grant: "authorization_code" }))
+      Array.from({ length: 3 }, () => workerConfig(world(), key, { grant: "authorization_code" }))
     )
     try {
       await sleep(500)

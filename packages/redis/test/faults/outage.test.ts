@@ -27,7 +27,7 @@ describeFaults("Redis under faults", { tokenLifetime: 3 }, (world) => {
     await storeSignIn(world(), key)
     // the default lock TTL (30 s): a lock left behind would stop the fleet for that long
     const fleet = await Fleet.start(
-      Array.from({ length: 4 }, () =>
+      Array.from({ length: 3 }, () =>
         workerConfig(world(), key, { grant: "authorization_code", lockTtl: "30 seconds" })
       )
     )
