@@ -25,7 +25,8 @@ import {
 } from "service-sdk"
 import { demo } from "./demo.js"
 import { visit } from "./loopback.js"
-import { resolveTarget, type TargetFlags, targetOptions } from "./target.js"
+import { forgetLogin, readLogin, saveLogin } from "./login.js"
+import { publicClientFromEnv, publicClientOption, resolveTarget, type TargetFlags, targetOptions } from "./target.js"
 
 const http = NodeHttpClient.layerUndici
 
@@ -101,16 +102,21 @@ const loginCommand = Command.make(
       Options.withDescription("loopback port for the redirect"),
       Options.withDefault(8888)
     ),
+    publicClient: publicClientOption,
     cache: cacheOption
   },
   (flags) =>
     Effect.gen(function* () {
-      const target = yield* resolveTarget(flags, { autoApprove: true })
+      const publicClient = flags.publicClient || (yield* publicClientFromEnv)
+      const target = yield* resolveTarget(flags, { autoApprove: true }, { publicClient })
       const path = Option.getOrElse(flags.cache, defaultCachePath)
       const tokenCache = yield* TokenCache.file(path)
+      // PKCE always (authorizeLocal): for a public client it is the only proof, for a confidential one a second
+      yield* forgetLogin(path)
       const layer = AuthorizationCode.layer({
         clientId: target.clientId,
         clientSecret: target.clientSecret,
+        publicClient: target.publicClient,
         authUrl: target.authUrl,
         scope: flags.scope,
         redirectUri: `http://127.0.0.1:${flags.port}/callback`,
@@ -123,41 +129,52 @@ const loginCommand = Command.make(
             ? Effect.asVoid(Effect.forkDaemon(visit(url)))
             : Console.log(`Open this URL to authorize:\n  ${url}`)
       }).pipe(Effect.provide(layer))
+      yield* saveLogin(path, { clientId: target.clientId, publicClient: target.publicClient })
       yield* Console.log(
-        `logged in: access token ${maskToken(Redacted.value(token.accessToken))}${
+        `logged in${target.publicClient ? " as a public client (no secret)" : ""}: access token ${maskToken(Redacted.value(token.accessToken))}${
           token.scope ? ` (scope: ${token.scope})` : ""
         }; tokens saved to ${path}`
       )
     }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("sign in through the browser (authorization code) and save the tokens"))
 
-const whoamiCommand = Command.make("whoami", { ...targetOptions, cache: cacheOption }, (flags) =>
-  Effect.gen(function* () {
-    const target = yield* resolveTarget(flags)
-    const path = Option.getOrElse(flags.cache, defaultCachePath)
-    const fs = yield* FileSystem.FileSystem
-    if (!(yield* fs.exists(path).pipe(Effect.orElseSucceed(() => false)))) {
-      return yield* new AuthenticationError({ message: `no saved login at ${path}: run \`service-sdk login\` first` })
-    }
-    const tokenCache = yield* TokenCache.file(path)
-    const layer = ServiceClient.layer({ apiUrl: target.apiUrl }).pipe(
-      Layer.provide(
-        AuthorizationCode.layer({
-          clientId: target.clientId,
-          clientSecret: target.clientSecret,
-          authUrl: target.authUrl,
-          tokenCache
-        })
-      ),
-      Layer.provide(http)
-    )
-    const me = yield* Effect.flatMap(ServiceClient, (client) => client.users.me).pipe(Effect.provide(layer))
-    yield* Console.log(
-      `${me.display_name ?? me.id} (${me.id})${me.email ? ` <${me.email}>` : ""}${me.country ? `, ${me.country}` : ""}${
-        me.product ? `, ${me.product}` : ""
-      }`
-    )
-  }).pipe(Effect.scoped)
+const whoamiCommand = Command.make(
+  "whoami",
+  { ...targetOptions, publicClient: publicClientOption, cache: cacheOption },
+  (flags) =>
+    Effect.gen(function* () {
+      const path = Option.getOrElse(flags.cache, defaultCachePath)
+      const fs = yield* FileSystem.FileSystem
+      // the login remembers its client: a public client refreshes without a secret, with no flag needed again
+      const saved = yield* readLogin(path)
+      const publicClient =
+        flags.publicClient ||
+        (yield* publicClientFromEnv) ||
+        (saved?.publicClient === true && Option.isNone(flags.clientSecret))
+      const target = yield* resolveTarget(flags, {}, { publicClient, savedClientId: saved?.clientId })
+      if (!(yield* fs.exists(path).pipe(Effect.orElseSucceed(() => false)))) {
+        return yield* new AuthenticationError({ message: `no saved login at ${path}: run \`service-sdk login\` first` })
+      }
+      const tokenCache = yield* TokenCache.file(path)
+      const layer = ServiceClient.layer({ apiUrl: target.apiUrl }).pipe(
+        Layer.provide(
+          AuthorizationCode.layer({
+            clientId: target.clientId,
+            clientSecret: target.clientSecret,
+            publicClient: target.publicClient,
+            authUrl: target.authUrl,
+            tokenCache
+          })
+        ),
+        Layer.provide(http)
+      )
+      const me = yield* Effect.flatMap(ServiceClient, (client) => client.users.me).pipe(Effect.provide(layer))
+      yield* Console.log(
+        `${me.display_name ?? me.id} (${me.id})${me.email ? ` <${me.email}>` : ""}${me.country ? `, ${me.country}` : ""}${
+          me.product ? `, ${me.product}` : ""
+        }`
+      )
+    }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("show the signed-in user, refreshing the saved token as needed"))
 
 const emulatorCommand = Command.make(

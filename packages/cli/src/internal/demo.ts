@@ -184,6 +184,39 @@ export const demo = Effect.gen(function* () {
     )
   }).pipe(Effect.provide(userLayer))
 
+  // 3. A distributed CLI or desktop app keeps no secret: a public client, PKCE only (RFC 8252, RFC 9700)
+  const publicPort = yield* freeLoopbackPort
+  const publicLayer = ServiceClient.layer({ apiUrl: emulator.apiUrl }).pipe(
+    Layer.provideMerge(
+      AuthorizationCode.layer({
+        clientId: emulator.publicClientId,
+        publicClient: true,
+        authUrl: emulator.authUrl,
+        redirectUri: `http://127.0.0.1:${publicPort}/callback`,
+        scope: ["user-read-private"]
+      })
+    ),
+    Layer.provide(http)
+  )
+  yield* step(
+    "public client + PKCE",
+    "Public client with PKCE: no secret anywhere",
+    Effect.gen(function* () {
+      const token = yield* authorizeLocal({
+        openBrowser: false,
+        onAuthorizationUrl: (url) =>
+          Console.log(
+            `  ${emulator.publicClientId}: code_challenge_method=${new URL(url).searchParams.get("code_challenge_method")}, no client secret`
+          ).pipe(Effect.zipRight(Effect.forkDaemon(visit(url))))
+      })
+      const me = yield* (yield* ServiceClient).users.me
+      const refreshed = yield* (yield* TokenProvider).forceRefresh(token.accessToken)
+      yield* Console.log(`  refreshed as a public client: ${maskToken(Redacted.value(refreshed))}`)
+      return me
+    }).pipe(Effect.provide(publicLayer)),
+    (me) => `${me.display_name} signed in (PKCE) and refreshed, no secret`
+  )
+
   const all = yield* Ref.get(rows)
   const stats = yield* emulator.stats
   yield* Console.log(

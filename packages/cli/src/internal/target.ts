@@ -36,6 +36,27 @@ export const targetOptions = {
   )
 }
 
+/** `--public-client`: sign in with no secret (PKCE only), for login and whoami. */
+export const publicClientOption = Options.boolean("public-client").pipe(
+  Options.withDescription(
+    "sign in as a public client: no secret, PKCE only (default $SERVICE_SDK_PUBLIC_CLIENT=1; whoami remembers it)"
+  )
+)
+
+/** `SERVICE_SDK_PUBLIC_CLIENT`: 1, true or yes turn it on. */
+export const publicClientFromEnv: Effect.Effect<boolean> = Config.option(
+  Config.string("SERVICE_SDK_PUBLIC_CLIENT")
+).pipe(
+  Effect.map((value) => Option.exists(value, (text) => /^(1|true|yes)$/i.test(text.trim()))),
+  Effect.orElseSucceed(() => false)
+)
+
+/** How a command signs in, when it has a say: as a public client, and a client id remembered from the login. */
+export interface ClientKind {
+  readonly publicClient: boolean
+  readonly savedClientId?: string | undefined
+}
+
 export interface TargetFlags {
   readonly authUrl: Option.Option<string>
   readonly apiUrl: Option.Option<string>
@@ -49,7 +70,9 @@ export interface Target {
   readonly authUrl: string | undefined
   readonly apiUrl: string | undefined
   readonly clientId: string
-  readonly clientSecret: Redacted.Redacted<string>
+  /** None for a public client. */
+  readonly clientSecret: Redacted.Redacted<string> | undefined
+  readonly publicClient: boolean
   /** The embedded emulator, with `--emulator`. */
   readonly emulator: Emulator.Service | undefined
 }
@@ -63,23 +86,54 @@ const fromEnv = (name: string) =>
 /** The connection settings of a command, starting an embedded emulator (scoped) with `--emulator`. */
 export const resolveTarget = (
   flags: TargetFlags,
-  emulatorOptions: EmulatorOptions = {}
+  emulatorOptions: EmulatorOptions = {},
+  kind: ClientKind = { publicClient: false }
 ): Effect.Effect<Target, ConfigurationError | EmulatorError, Scope.Scope> =>
   Effect.gen(function* () {
+    const { publicClient } = kind
+    if (publicClient && Option.isSome(flags.clientSecret)) {
+      return yield* new ConfigurationError({
+        message: "--public-client takes no --client-secret (a public client keeps no secret): drop one of them"
+      })
+    }
     if (flags.emulator) {
       const emulator = yield* Emulator.make(emulatorOptions)
       return {
         authUrl: emulator.authUrl,
         apiUrl: emulator.apiUrl,
-        clientId: Option.getOrElse(flags.clientId, () => Emulator.defaultClientId),
-        clientSecret: Option.getOrElse(flags.clientSecret, () => Redacted.make(Emulator.defaultClientSecret)),
+        clientId: Option.getOrElse(flags.clientId, () =>
+          publicClient ? Emulator.defaultPublicClientId : Emulator.defaultClientId
+        ),
+        clientSecret: publicClient
+          ? undefined
+          : Option.getOrElse(flags.clientSecret, () => Redacted.make(Emulator.defaultClientSecret)),
+        publicClient,
         emulator
       }
     }
     const clientId = Option.orElse(flags.clientId, () => Option.none<string>())
     const envId = yield* fromEnv("SERVICE_SDK_CLIENT_ID")
+    const id = Option.orElse(
+      Option.orElse(clientId, () => envId),
+      () => Option.fromNullable(kind.savedClientId)
+    )
+    if (publicClient) {
+      // a public client never reads SERVICE_SDK_CLIENT_SECRET
+      if (Option.isNone(id)) {
+        return yield* new ConfigurationError({
+          message: "missing credentials: pass --client-id / SERVICE_SDK_CLIENT_ID (or try --emulator)"
+        })
+      }
+      return {
+        authUrl: Option.getOrUndefined(flags.authUrl),
+        apiUrl: Option.getOrUndefined(flags.apiUrl),
+        clientId: id.value,
+        clientSecret: undefined,
+        publicClient,
+        emulator: undefined
+      }
+    }
     const envSecret = yield* fromEnv("SERVICE_SDK_CLIENT_SECRET")
-    const id = Option.orElse(clientId, () => envId)
     const secret = Option.orElse(flags.clientSecret, () => Option.map(envSecret, Redacted.make))
     if (Option.isNone(id) || Option.isNone(secret)) {
       const missing = [
@@ -95,6 +149,7 @@ export const resolveTarget = (
       apiUrl: Option.getOrUndefined(flags.apiUrl),
       clientId: id.value,
       clientSecret: secret.value,
+      publicClient,
       emulator: undefined
     }
   })
