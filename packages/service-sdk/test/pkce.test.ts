@@ -3,6 +3,7 @@ import { ConfigProvider, Effect, FastCheck as fc, Layer, Redacted } from "effect
 import { AuthorizationCode, ClientCredentials, Pkce, TokenProvider } from "service-sdk"
 import { MockHttpClient } from "service-sdk/testing"
 import { createHash } from "node:crypto"
+import { requestSecrets } from "../src/internal/tokenEndpoint.js"
 import {
   AUTH_URL,
   authorizationCodeLayer,
@@ -310,4 +311,23 @@ describe("completeAuthorization", () => {
       expect(all[0]!.headers.authorization).toBe(BASIC)
     }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens({ refresh_token: "r" }))))
   )
+})
+
+describe("the verifier is one of the known secrets of a request (for masking echoed text)", () => {
+  it("authorization_code: client secret, code and verifier; refresh: the refresh token; public: no client secret", () => {
+    const code = {
+      grant_type: "authorization_code",
+      code: Redacted.make("the-code"),
+      redirect_uri: REDIRECT_URI
+    } as const
+    expect(requestSecrets({ ...code, code_verifier: Redacted.make(VERIFIER) }, Redacted.make("s3cret"))).toEqual([
+      "s3cret",
+      "the-code",
+      VERIFIER
+    ])
+    expect(requestSecrets(code, undefined)).toEqual(["the-code"])
+    expect(
+      requestSecrets({ grant_type: "refresh_token", refresh_token: Redacted.make("rt") }, Redacted.make("s"))
+    ).toEqual(["s", "rt"])
+  })
 })

@@ -86,6 +86,20 @@ export const clientAuthentication = (
     ? { headers: {}, body: { client_id: clientId } }
     : { headers: { authorization: clientAuthorization(clientId, clientSecret) }, body: {} }
 
+/**
+ * The secret values a token request carries (the client secret, the code, the PKCE verifier, the refresh token):
+ * what must be masked wherever server-supplied text could echo them back.
+ */
+export const requestSecrets = (
+  grant: Grant,
+  clientSecret: Redacted.Redacted<string> | undefined
+): ReadonlyArray<string> => {
+  const secrets: Array<Redacted.Redacted<string> | undefined> = [clientSecret]
+  if (grant.grant_type === "authorization_code") secrets.push(grant.code, grant.code_verifier)
+  if (grant.grant_type === "refresh_token") secrets.push(grant.refresh_token)
+  return secrets.flatMap((secret) => (secret === undefined ? [] : [Redacted.value(secret)]))
+}
+
 /** RFC 6749 §5.1, with `expires_in` required: a token without a lifetime cannot be renewed on time. */
 const TokenResponse = Schema.Struct({
   access_token: Schema.NonEmptyString,
