@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, FastCheck as fc, Layer, Redacted } from "effect"
-import { AuthorizationCode, ClientCredentials, Pkce, TokenProvider } from "service-sdk"
+import { AuthorizationCode, authorizeLocal, ClientCredentials, Pkce, TokenProvider } from "service-sdk"
 import { MockHttpClient } from "service-sdk/testing"
 import { createHash } from "node:crypto"
+import * as Net from "node:net"
 import { requestSecrets } from "../src/internal/tokenEndpoint.js"
 import {
   AUTH_URL,
@@ -330,4 +331,55 @@ describe("the verifier is one of the known secrets of a request (for masking ech
       requestSecrets({ grant_type: "refresh_token", refresh_token: Redacted.make("rt") }, Redacted.make("s"))
     ).toEqual(["s", "rt"])
   })
+})
+
+describe("authorizeLocal uses PKCE for both client kinds", () => {
+  const freePort = Effect.promise(
+    () =>
+      new Promise<number>((resolve) => {
+        const server = Net.createServer()
+        server.listen(0, "127.0.0.1", () => {
+          const { port } = server.address() as Net.AddressInfo
+          server.close(() => resolve(port))
+        })
+      })
+  )
+  /** Plays the authorization server's redirect: straight to the callback with a code and the URL's state. */
+  const redirectBack = (url: string) => {
+    const authorization = new URL(url)
+    const callback = new URL(authorization.searchParams.get("redirect_uri")!)
+    callback.searchParams.set("code", "local-code")
+    callback.searchParams.set("state", authorization.searchParams.get("state")!)
+    return Effect.promise(() => fetch(callback).then((response) => response.text()))
+  }
+
+  for (const kind of ["public", "confidential"] as const) {
+    it.live(`${kind}: the exchange carries the verifier of the URL's S256 challenge`, () =>
+      Effect.gen(function* () {
+        const port = yield* freePort
+        const redirectUri = `http://127.0.0.1:${port}/callback`
+        const options =
+          kind === "public" ? { ...publicOptions, redirectUri } : { ...credentials, redirectUri, authUrl: AUTH_URL }
+        const opened: Array<string> = []
+        const token = yield* authorizeLocal({
+          openBrowser: false,
+          timeout: "10 seconds",
+          onAuthorizationUrl: (url) => {
+            opened.push(url)
+            return redirectBack(url)
+          }
+        }).pipe(Effect.provide(AuthorizationCode.layer(options)))
+        expect(value(token.accessToken)).toBe("tok-1")
+        const url = new URL(opened[0]!)
+        expect(url.searchParams.get("code_challenge_method")).toBe("S256")
+        const [request] = yield* requests
+        const verifier = request!.form.get("code_verifier")!
+        expect(Pkce.isVerifier(verifier)).toBe(true)
+        expect(Pkce.challengeOf(verifier)).toBe(url.searchParams.get("code_challenge"))
+        expect(request!.form.get("code")).toBe("local-code")
+        expect(request!.headers.authorization === undefined).toBe(kind === "public")
+        expect(request!.form.get("client_id")).toBe(kind === "public" ? "public-id" : null)
+      }).pipe(Effect.provide(MockHttpClient.layer(numberedTokens({ refresh_token: "r" }))))
+    )
+  }
 })
