@@ -21,7 +21,8 @@ Options:
       --token-lifetime <s>     access token lifetime in seconds (default 3600)
       --rotate-refresh-tokens  issue a new refresh token on every refresh
       --token-latency-ms <ms>  extra latency on every token response (default 0)
-      --client <id:secret>     register another client (repeatable)
+      --client <id:secret>     register another client (repeatable); <id> alone: a public client (PKCE)
+      --require-pkce           every client must use PKCE (S256); public clients always must
   -h, --help                   show this help`
 
 const integer = (name: string, raw: string | undefined): Effect.Effect<number | undefined, EmulatorError> => {
@@ -46,6 +47,7 @@ const parseOptions = (argv: ReadonlyArray<string>): Effect.Effect<EmulatorOption
             "rotate-refresh-tokens": { type: "boolean" },
             "token-latency-ms": { type: "string" },
             client: { type: "string", multiple: true },
+            "require-pkce": { type: "boolean" },
             help: { type: "boolean", short: "h" }
           }
         }).values,
@@ -55,11 +57,15 @@ const parseOptions = (argv: ReadonlyArray<string>): Effect.Effect<EmulatorOption
     const port = yield* integer("port", parsed.port)
     const tokenLifetime = yield* integer("token-lifetime", parsed["token-lifetime"])
     const tokenLatencyMs = yield* integer("token-latency-ms", parsed["token-latency-ms"])
-    const clients: Array<{ clientId: string; clientSecret: string }> = []
+    const clients: Array<{ clientId: string; clientSecret?: string }> = []
     for (const client of parsed.client ?? []) {
       const colon = client.indexOf(":")
+      if (colon === -1 && client !== "") {
+        clients.push({ clientId: client }) // no secret: a public client
+        continue
+      }
       if (colon <= 0 || colon === client.length - 1) {
-        return yield* new EmulatorError({ message: `--client must look like id:secret, got ${client}` })
+        return yield* new EmulatorError({ message: `--client must look like id:secret (or id), got ${client}` })
       }
       clients.push({ clientId: client.slice(0, colon), clientSecret: client.slice(colon + 1) })
     }
@@ -69,7 +75,8 @@ const parseOptions = (argv: ReadonlyArray<string>): Effect.Effect<EmulatorOption
       ...(tokenLatencyMs === undefined ? {} : { tokenLatencyMs }),
       ...(clients.length === 0 ? {} : { clients }),
       autoApprove: parsed["auto-approve"] === true,
-      rotateRefreshTokens: parsed["rotate-refresh-tokens"] === true
+      rotateRefreshTokens: parsed["rotate-refresh-tokens"] === true,
+      requirePkce: parsed["require-pkce"] === true
     }
     return options
   })
@@ -81,6 +88,7 @@ const banner = (emulator: Emulator.Service, options: EmulatorOptions): string =>
     `  API URL:       ${emulator.apiUrl}`,
     `  client id:     ${emulator.clientId}`,
     `  client secret: ${emulator.clientSecret}`,
+    `  public client: ${emulator.publicClientId}   (no secret: PKCE only)`,
     `  control:       ${emulator.authUrl}/__emulator/stats`,
     `  auto-approve:  ${options.autoApprove === true ? "on" : "off"}`,
     "",

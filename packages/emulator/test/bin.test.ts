@@ -59,6 +59,7 @@ describe("service-sdk-emulator bin", () => {
       expect(apiUrl).toBe(`${authUrl}/v1`)
       expect(output.stdout).toContain("emulator-client")
       expect(output.stdout).toContain("emulator-secret")
+      expect(output.stdout).toContain("public client: emulator-public-client")
       const token = await fetch(`${authUrl}/api/token`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },

@@ -202,6 +202,7 @@ const emulatorCommand = Command.make(
           `  accounts:  ${emulator.authUrl}   (token endpoint ${emulator.authUrl}/api/token)`,
           `  data API:  ${emulator.apiUrl}`,
           `  client:    ${emulator.clientId} / ${emulator.clientSecret}`,
+          `  public:    ${emulator.publicClientId} (no secret: PKCE only; login --public-client)`,
           ``,
           `  export SERVICE_SDK_AUTH_URL=${emulator.authUrl} SERVICE_SDK_API_URL=${emulator.apiUrl}`,
           `  export SERVICE_SDK_CLIENT_ID=${emulator.clientId} SERVICE_SDK_CLIENT_SECRET=${emulator.clientSecret}`
