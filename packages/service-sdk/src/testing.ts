@@ -83,12 +83,17 @@ export class MockHttpClient extends Context.Tag("service-sdk/testing/MockHttpCli
       Effect.gen(function* () {
         const recorded = yield* Ref.make<ReadonlyArray<RecordedRequest>>([])
         const current = yield* Ref.make(handler)
-        const client = HttpClient.make((request, url) =>
+        const client = HttpClient.make((request, url, signal) =>
           Effect.gen(function* () {
             const seen = record(request, url)
             const call = (yield* Ref.getAndUpdate(recorded, (all) => [...all, seen])).length
             const answer = (yield* Ref.get(current))(seen, call)
-            const response = Effect.isEffect(answer) ? yield* answer : answer
+            // like a real client, an aborted signal ends the request (a delayed or hanging answer included)
+            const response = Effect.isEffect(answer)
+              ? yield* Effect.raceFirst(answer, whenAborted(request, signal))
+              : signal.aborted
+                ? yield* whenAborted(request, signal)
+                : answer
             if ("transportError" in response) {
               return yield* new HttpClientError.RequestError({
                 request,
@@ -130,6 +135,25 @@ export class MockHttpClient extends Context.Tag("service-sdk/testing/MockHttpCli
 }
 
 const decoder = new TextDecoder()
+
+/** Fails with a transport `RequestError` once `signal` is aborted, as the platform's clients do. */
+const whenAborted = (request: HttpClientRequest.HttpClientRequest, signal: AbortSignal) =>
+  Effect.async<never, HttpClientError.RequestError>((resume) => {
+    const abort = () =>
+      resume(
+        Effect.fail(
+          new HttpClientError.RequestError({
+            request,
+            reason: "Transport",
+            cause: signal.reason,
+            description: "the request was aborted"
+          })
+        )
+      )
+    if (signal.aborted) return abort()
+    signal.addEventListener("abort", abort, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", abort))
+  })
 
 const record = (request: HttpClientRequest.HttpClientRequest, url: URL): RecordedRequest => {
   const body =

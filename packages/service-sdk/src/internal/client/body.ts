@@ -40,13 +40,15 @@ export const apiErrorMessage = (payload: unknown): string | undefined => {
   return text === undefined ? undefined : clip(text.trim())
 }
 
-/** The decoded JSON body of an error response, or undefined when it is empty, not JSON, unreadable or too slow. */
+/**
+ * The decoded JSON body of an error response, or undefined when it is empty, not JSON, unreadable or too slow.
+ * `timeout` bounds the read when the attempt's own bound does not cover it.
+ */
 export const errorPayload = (
   response: HttpClientResponse.HttpClientResponse,
-  timeout: Duration.Duration
+  timeout: Duration.Duration | undefined
 ): Effect.Effect<unknown> =>
-  response.text.pipe(
-    Effect.timeout(timeout),
+  (timeout === undefined ? response.text : Effect.timeout(response.text, timeout)).pipe(
     Effect.map((text) => Option.getOrUndefined(parseJson(text))),
     Effect.orElseSucceed(() => undefined)
   )

@@ -13,6 +13,7 @@ import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
 import { ApiError, TransportError } from "../../ServiceError.js"
 import { describeCause, safeCause } from "../redact.js"
+import { isAttemptTimeout } from "./attemptBound.js"
 import { apiErrorMessage, parseJson } from "./body.js"
 import { decoder } from "./decode.js"
 import type { PolicyError } from "./requestPolicy.js"
@@ -73,22 +74,19 @@ export const make = (http: HttpClient.HttpClient.With<PolicyError>, timeout: Dur
   ): Effect.Effect<A, ApiError | TransportError> =>
     Effect.gen(function* () {
       const status = response.status
-      const text = yield* response.text.pipe(
-        Effect.timeoutFail({
-          duration: timeout,
-          onTimeout: () =>
-            new TransportError({
-              message: `the API's answer to ${label} did not arrive within ${Duration.format(timeout)}`
-            })
-        }),
-        Effect.catchTag("ResponseError", (cause) =>
-          Effect.fail(
-            new TransportError({
-              message: `the API's answer to ${label} broke off: ${describeCause(cause)}`,
-              status,
-              cause: safeCause(cause)
-            })
-          )
+      // bounded by the attempt's own bound (requestPolicy.ts): no timer of its own here
+      const text = yield* Effect.catchTag(response.text, "ResponseError", (cause) =>
+        Effect.fail(
+          isAttemptTimeout(cause)
+            ? new TransportError({
+                message: `the API's answer to ${label} did not arrive within ${Duration.format(timeout)}`,
+                status
+              })
+            : new TransportError({
+                message: `the API's answer to ${label} broke off: ${describeCause(cause)}`,
+                status,
+                cause: safeCause(cause)
+              })
         )
       )
       if (status < 200 || status >= 300) {

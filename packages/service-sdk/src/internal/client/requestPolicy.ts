@@ -4,7 +4,7 @@
  *
  * - the bearer token is asked of the provider on every attempt; a token failure surfaces as is and is never retried
  *   here (the provider already retried its own endpoint: no nested retry storms);
- * - each attempt is bounded by `timeout`;
+ * - each attempt (headers and body) is bounded by `timeout`, through its abort signal (`attemptBound.ts`);
  * - transport failures, timeouts and 5xx are retried with the shared backoff (`retry.ts`), up to `maxRetries`, for
  *   idempotent methods (RFC 9110 §9.2.2). A non-idempotent request (POST, PATCH) is retried only when the server
  *   cannot have acted on it: a connection that was never established, a 429, or a 503 with `Retry-After`;
@@ -34,6 +34,8 @@ import {
 } from "../../ServiceError.js"
 import { describeCause, safeCause } from "../redact.js"
 import { parseRetryAfter, Retryable, withRetries } from "../retry.js"
+import * as AttemptBound from "./attemptBound.js"
+import { type Bound, connected, isAttemptTimeout } from "./attemptBound.js"
 import { apiErrorMessage, errorPayload } from "./body.js"
 import { bufferedResponse, sanitizedResponse } from "./sanitizedResponse.js"
 
@@ -86,6 +88,7 @@ const MAX_TIMER_MILLIS = 2 ** 31 - 1
 const liveClock = Clock.make()
 
 /**
+ * The fallback bound, used only when `@effect/platform`'s registry is missing (`attemptBound.ts`):
  * `Effect.timeoutFail`, cheaper on the live clock. `Effect.timeoutFail` races two forked fibers (the effect and a
  * sleep) and costs tens of µs per attempt, as much as the request itself on a fast API. On the live clock this runs
  * the effect in one fiber of its own and bounds it with a plain timer, which is what the live clock's `sleep` does;
@@ -151,6 +154,8 @@ export const make = (
   httpClient: HttpClient.HttpClient
 ): HttpClient.HttpClient.With<PolicyError> => {
   const { maxRetryAfter, timeout } = config
+  // the attempt's bound covers the body already, unless the platform's registry is missing (`attemptBound.ts`)
+  const bodyTimeout = connected ? undefined : timeout
 
   const transportFailure = (request: HttpClientRequest.HttpClientRequest, cause: HttpClientError.HttpClientError) => {
     const error = new TransportError({
@@ -203,30 +208,54 @@ export const make = (
           (isIdempotent(request.method) || Option.isSome(retryAfter)) &&
           !Option.exists(retryAfter, (wait) => Duration.greaterThan(wait, maxRetryAfter))
         if (!retryable) return response
-        const body = yield* Effect.orElseSucceed(response.arrayBuffer, () => new ArrayBuffer(0))
+        const body = yield* Effect.catchAll(response.arrayBuffer, (error) =>
+          isAttemptTimeout(error) ? Effect.fail(timedOut(request)) : Effect.succeed(new ArrayBuffer(0))
+        )
         const buffered = bufferedResponse(request, status, response.headers, body)
         return yield* Effect.fail(new Retryable(new ServerError(buffered), retryAfter))
       }
       return response
     })
 
-  /** One attempt with `token`, bounded by `timeout`. */
+  /** Sends `request` with its token and decides on the answer; `bound` (when given) ends the exchange in time. */
+  const send = (
+    request: HttpClientRequest.HttpClientRequest,
+    sent: HttpClientRequest.HttpClientRequest,
+    bound: Bound | undefined
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, Attempted> =>
+    httpClient.execute(sent).pipe(
+      Effect.catchAll((cause) =>
+        bound?.expired === true ? Effect.fail(timedOut(request)) : transportFailure(request, cause)
+      ),
+      Effect.flatMap((response) => {
+        const answer = sanitizedResponse(response, request, bound, timeout)
+        // most answers need no decision: only 429 and 5xx are looked at
+        return answer.status === 429 || answer.status >= 500 ? classify(request, answer) : Effect.succeed(answer)
+      })
+    )
+
+  /**
+   * One attempt with `token`, bounded by `timeout` through the request's abort signal (`attemptBound.ts`): a timer
+   * aborts it, and so do its failure and its interruption; a response keeps its bound until its body is read.
+   */
   const attempt = (
     request: HttpClientRequest.HttpClientRequest,
     token: Redacted.Redacted<string>
-  ): Effect.Effect<HttpClientResponse.HttpClientResponse, Attempted> =>
-    httpClient.execute(HttpClientRequest.bearerToken(request, token)).pipe(
-      Effect.catchAll((cause) => transportFailure(request, cause)),
-      Effect.flatMap((response) => classify(request, sanitizedResponse(response, request))),
-      withTimeout(timeout, () => timedOut(request)),
-      Effect.tapError((failure) =>
-        failure instanceof Retryable
-          ? Effect.logDebug(
-              `${describe(request)}: ${failure.error instanceof ServerError ? `answered ${failure.error.response.status}` : failure.error.message}; may retry`
-            )
-          : Effect.void
-      )
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, Attempted> => {
+    const sent = HttpClientRequest.bearerToken(request, token)
+    const bounded = connected
+      ? Effect.flatMap(AttemptBound.arm(sent, timeout), (bound) =>
+          Effect.onError(send(request, sent, bound), () => Effect.sync(() => bound.abort()))
+        )
+      : withTimeout(timeout, () => timedOut(request))(send(request, sent, undefined))
+    return Effect.tapError(bounded, (failure) =>
+      failure instanceof Retryable
+        ? Effect.logDebug(
+            `${describe(request)}: ${failure.error instanceof ServerError ? `answered ${failure.error.response.status}` : failure.error.message}; may retry`
+          )
+        : Effect.void
     )
+  }
 
   /**
    * Attempts with retries; the token of the last attempt comes back with its response (for a 401). Most requests
@@ -284,13 +313,13 @@ export const make = (
     Effect.gen(function* () {
       const first = yield* round(request, tokens.getAccessToken)
       if (first.response.status !== 401 || first.used === undefined) return first.response
-      const payload = yield* errorPayload(first.response, timeout)
+      const payload = yield* errorPayload(first.response, bodyTimeout)
       if (tokens.forceRefresh === undefined) return yield* rejected(request, payload, false)
       yield* Effect.logDebug(`${describe(request)}: answered 401, forcing one token refresh`)
       const fresh = yield* tokens.forceRefresh(first.used)
       const second = yield* round(request, Effect.succeed(fresh))
       if (second.response.status !== 401) return second.response
-      return yield* rejected(request, yield* errorPayload(second.response, timeout), true)
+      return yield* rejected(request, yield* errorPayload(second.response, bodyTimeout), true)
     })
 
   return HttpClient.makeWith(

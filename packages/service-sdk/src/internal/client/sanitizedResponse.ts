@@ -8,9 +8,12 @@ import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as IncomingMessage from "@effect/platform/HttpIncomingMessage"
 import type * as UrlParams from "@effect/platform/UrlParams"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Inspectable from "effect/Inspectable"
 import * as Stream from "effect/Stream"
+import { AttemptTimeout, type Bound } from "./attemptBound.js"
 
 class SanitizedResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
   readonly [IncomingMessage.TypeId]: IncomingMessage.TypeId = IncomingMessage.TypeId
@@ -18,9 +21,40 @@ class SanitizedResponse extends Inspectable.Class implements HttpClientResponse.
 
   constructor(
     private readonly original: HttpClientResponse.HttpClientResponse,
-    readonly request: HttpClientRequest.HttpClientRequest
+    readonly request: HttpClientRequest.HttpClientRequest,
+    private readonly bound: Bound | undefined,
+    private readonly timeout: Duration.Duration | undefined
   ) {
     super()
+  }
+
+  private timedOut(duration: Duration.Duration): HttpClientError.ResponseError {
+    return new HttpClientError.ResponseError({
+      request: this.request,
+      response: this,
+      reason: "Decode",
+      cause: new AttemptTimeout(duration),
+      description: "the body did not arrive in time"
+    })
+  }
+
+  /**
+   * A body read: its errors re-homed; with the attempt's bound, the end of the read releases it (a failed or
+   * interrupted read aborts the request); without one, the read has its own `timeout`.
+   */
+  private read<A>(effect: Effect.Effect<A, HttpClientError.ResponseError>) {
+    const bound = this.bound
+    if (bound === undefined) {
+      const rebound = Effect.mapError(effect, this.rebind)
+      const timeout = this.timeout
+      return timeout === undefined
+        ? rebound
+        : Effect.timeoutFail(rebound, { duration: timeout, onTimeout: () => this.timedOut(timeout) })
+    }
+    return effect.pipe(
+      Effect.mapError((error) => (bound.expired ? this.timedOut(bound.timeout) : this.rebind(error))),
+      Effect.onExit((exit) => Effect.sync(() => (Exit.isSuccess(exit) ? bound.release() : bound.abort())))
+    )
   }
 
   private readonly rebind = (error: HttpClientError.ResponseError): HttpClientError.ResponseError =>
@@ -45,22 +79,31 @@ class SanitizedResponse extends Inspectable.Class implements HttpClientResponse.
     return this.original.remoteAddress
   }
   get text(): Effect.Effect<string, HttpClientError.ResponseError> {
-    return Effect.mapError(this.original.text, this.rebind)
+    return this.read(this.original.text)
   }
   get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
-    return Effect.mapError(this.original.json, this.rebind)
+    return this.read(this.original.json)
   }
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.ResponseError> {
-    return Effect.mapError(this.original.arrayBuffer, this.rebind)
+    return this.read(this.original.arrayBuffer)
   }
   get formData(): Effect.Effect<FormData, HttpClientError.ResponseError> {
-    return Effect.mapError(this.original.formData, this.rebind)
+    return this.read(this.original.formData)
   }
   get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.ResponseError> {
-    return Effect.mapError(this.original.urlParamsBody, this.rebind)
+    return this.read(this.original.urlParamsBody)
   }
   get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
-    return Stream.mapError(this.original.stream, this.rebind)
+    const bound = this.bound
+    const stream = Stream.mapError(this.original.stream, (error) =>
+      bound?.expired === true ? this.timedOut(bound.timeout) : this.rebind(error)
+    )
+    return bound === undefined
+      ? stream
+      : Stream.onEnd(
+          stream,
+          Effect.sync(() => bound.release())
+        ).pipe(Stream.onError(() => Effect.sync(() => bound.abort())))
   }
 
   toJSON(): unknown {
@@ -72,11 +115,16 @@ class SanitizedResponse extends Inspectable.Class implements HttpClientResponse.
   }
 }
 
-/** `response`, re-homed on `request` (the request without credentials). */
+/**
+ * `response`, re-homed on `request` (the request without credentials). `bound` is the attempt's (released when
+ * the body has been read); without one, `timeout` bounds each body read.
+ */
 export const sanitizedResponse = (
   response: HttpClientResponse.HttpClientResponse,
-  request: HttpClientRequest.HttpClientRequest
-): HttpClientResponse.HttpClientResponse => new SanitizedResponse(response, request)
+  request: HttpClientRequest.HttpClientRequest,
+  bound?: Bound,
+  timeout?: Duration.Duration
+): HttpClientResponse.HttpClientResponse => new SanitizedResponse(response, request, bound, timeout)
 
 /** A response whose body was read already, for handing out again (a retried 5xx that ran out of retries). */
 export const bufferedResponse = (
