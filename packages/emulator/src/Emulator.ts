@@ -134,6 +134,35 @@ export interface Fault {
 }
 
 /**
+ * Who to sign in with {@link Emulator.Service.signIn}.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface SignInOptions {
+  /** any id matching `[A-Za-z0-9_-]{1,64}` */
+  readonly userId: string
+  /** the granted scope (default: every scope the emulator knows) */
+  readonly scope?: string | ReadonlyArray<string> | undefined
+  /** the client the tokens are issued to (default `emulator-client`) */
+  readonly clientId?: string | undefined
+}
+
+/**
+ * The tokens {@link Emulator.Service.signIn} issues, as the token endpoint would answer them.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface SignInTokens {
+  readonly access_token: string
+  readonly refresh_token: string
+  /** seconds */
+  readonly expires_in: number
+  readonly scope: string
+}
+
+/**
  * The running emulator for plain (Promise) code, from {@link start}.
  *
  * @since 0.1.0
@@ -156,6 +185,10 @@ export interface EmulatorHandle extends AsyncDisposable {
   readonly configure: (config: EmulatorConfig) => Promise<void>
   /** revokes an access or refresh token; resolves to whether it was known */
   readonly revoke: (token: string) => Promise<boolean>
+  /** signs a user in as if they had approved the consent page (since 0.3.0) */
+  readonly signIn: (options: SignInOptions) => Promise<SignInTokens>
+  /** data API requests made with a valid user token, by user id, since start or reset (since 0.3.0) */
+  readonly apiRequestsByUser: () => Promise<Readonly<Record<string, number>>>
   readonly reset: () => Promise<void>
   /** stops the server (idempotent) */
   readonly close: () => Promise<void>
@@ -269,6 +302,19 @@ export declare namespace Emulator {
     readonly configure: (config: EmulatorConfig) => Effect.Effect<void, EmulatorError>
     /** revokes an access or refresh token; succeeds with whether it was known */
     readonly revoke: (token: string) => Effect.Effect<boolean>
+    /**
+     * Signs a user in as if they had approved the consent page and the code had been exchanged: a new grant with an
+     * access token and a refresh token for the default client. Not counted in `stats` (no request was made).
+     *
+     * @since 0.3.0
+     */
+    readonly signIn: (options: SignInOptions) => Effect.Effect<SignInTokens, EmulatorError>
+    /**
+     * Data API requests made with a valid user token, by that token's user id, since start or the last reset.
+     *
+     * @since 0.3.0
+     */
+    readonly apiRequestsByUser: Effect.Effect<Readonly<Record<string, number>>>
     /** back to the start options: clears tokens, codes, faults, stats and library changes */
     readonly reset: Effect.Effect<void>
   }

@@ -12,5 +12,7 @@ export {
   type EmulatorOptions,
   type Fault,
   type PlaybackState,
+  type SignInOptions,
+  type SignInTokens,
   type Stats
 } from "./Emulator.js"

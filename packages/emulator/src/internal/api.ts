@@ -5,7 +5,7 @@ import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { applyFault } from "./faults.js"
-import { FOLLOWED_ARTIST_IDS, USER } from "./fixtures.js"
+import { FOLLOWED_ARTIST_IDS, USER, userProfile } from "./fixtures.js"
 import { json, mediaType, methods, pathname, query } from "./http.js"
 import type { AccessTokenEntry, EmulatorState } from "./state.js"
 
@@ -68,6 +68,7 @@ const authenticate = (
           })
         )
       }
+      if (entry.grant.userId !== undefined) state.recordApiUser(entry.grant.userId)
       const anyScope = requirement.anyScope
       if (anyScope !== undefined && !anyScope.some((scope) => entry.scopes.has(scope))) {
         return Effect.fail(
@@ -111,6 +112,9 @@ const isoNow = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOS
 
 const ID = /^[0-9A-Za-z]{1,64}$/
 
+/** The user of a token that passed `authenticate` with `user: true`. */
+const userOf = (entry: AccessTokenEntry): string => entry.grant.userId!
+
 /** Track ids from `?ids=a,b` or a JSON body `{"ids": [...]}`, at most 50, all in the catalogue. */
 const trackIds = (
   state: EmulatorState
@@ -141,18 +145,19 @@ const TRACK_URI = /^[A-Za-z][\w-]*:(track|episode):([0-9A-Za-z]{1,64})$/
 
 const user = (state: EmulatorState) =>
   Effect.map(authenticate(state, { user: true }), (entry) => {
+    const profile = userProfile(userOf(entry))
     const body: Record<string, unknown> = {
-      id: USER.id,
-      display_name: USER.displayName,
+      id: profile.id,
+      display_name: profile.displayName,
       type: "user",
-      uri: `service:user:${USER.id}`,
-      href: `${state.catalog.apiUrl}/users/${USER.id}`,
+      uri: `service:user:${profile.id}`,
+      href: `${state.catalog.apiUrl}/users/${profile.id}`,
       followers: { href: null, total: 3 }
     }
-    if (entry.scopes.has("user-read-email")) body.email = USER.email
+    if (entry.scopes.has("user-read-email")) body.email = profile.email
     if (entry.scopes.has("user-read-private")) {
-      body.country = USER.country
-      body.product = USER.product
+      body.country = profile.country
+      body.product = profile.product
     }
     return json(body)
   })
@@ -188,13 +193,14 @@ const artist = (state: EmulatorState) =>
 
 const savedTracks = (state: EmulatorState) =>
   Effect.gen(function* () {
-    yield* authenticate(state, { user: true, anyScope: ["user-library-read"] })
+    const entry = yield* authenticate(state, { user: true, anyScope: ["user-library-read"] })
+    const library = state.library(userOf(entry))
     const request = yield* HttpServerRequest.HttpServerRequest
     const params = query(request.url)
     const limit = yield* intParam(params, "limit", 20, 1, 50)
     const offset = yield* intParam(params, "offset", 0, 0, 100_000)
     return json(
-      paging(`${state.catalog.apiUrl}/me/tracks`, state.savedTracks, limit, offset, (saved) => ({
+      paging(`${state.catalog.apiUrl}/me/tracks`, library.savedTracks, limit, offset, (saved) => ({
         added_at: saved.addedAt,
         track: state.catalog.trackJson(saved.trackId)
       }))
@@ -203,13 +209,14 @@ const savedTracks = (state: EmulatorState) =>
 
 const saveTracks = (state: EmulatorState) =>
   Effect.gen(function* () {
-    yield* authenticate(state, { user: true, anyScope: ["user-library-modify"] })
+    const entry = yield* authenticate(state, { user: true, anyScope: ["user-library-modify"] })
     const ids = yield* trackIds(state)
     const addedAt = yield* isoNow
+    const library = state.library(userOf(entry))
     for (const id of ids) {
-      if (!state.savedTrackIds.has(id)) {
-        state.savedTrackIds.add(id)
-        state.savedTracks.unshift({ trackId: id, addedAt })
+      if (!library.savedTrackIds.has(id)) {
+        library.savedTrackIds.add(id)
+        library.savedTracks.unshift({ trackId: id, addedAt })
       }
     }
     return HttpServerResponse.empty({ status: 200 })
@@ -217,12 +224,13 @@ const saveTracks = (state: EmulatorState) =>
 
 const removeTracks = (state: EmulatorState) =>
   Effect.gen(function* () {
-    yield* authenticate(state, { user: true, anyScope: ["user-library-modify"] })
+    const entry = yield* authenticate(state, { user: true, anyScope: ["user-library-modify"] })
     const ids = new Set(yield* trackIds(state))
-    for (let i = state.savedTracks.length - 1; i >= 0; i--) {
-      if (ids.has(state.savedTracks[i]!.trackId)) state.savedTracks.splice(i, 1)
+    const library = state.library(userOf(entry))
+    for (let i = library.savedTracks.length - 1; i >= 0; i--) {
+      if (ids.has(library.savedTracks[i]!.trackId)) library.savedTracks.splice(i, 1)
     }
-    for (const id of ids) state.savedTrackIds.delete(id)
+    for (const id of ids) library.savedTrackIds.delete(id)
     return HttpServerResponse.empty({ status: 200 })
   })
 

@@ -7,7 +7,7 @@ import { consentPage, errorPage } from "./html.js"
 import { mediaType, methods, query, repeatedParameter } from "./http.js"
 import { parseScope } from "./oauth.js"
 import { randomToken } from "./random.js"
-import { CODE_LIFETIME_MS, type EmulatorState } from "./state.js"
+import { CODE_LIFETIME_MS, type EmulatorState, isUserId } from "./state.js"
 
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "[::1]"])
 
@@ -44,6 +44,7 @@ const issueCode = (
     readonly scope: string
     readonly codeChallenge: string | undefined
   },
+  userId: string,
   now: number
 ): string => {
   const code = randomToken()
@@ -52,7 +53,7 @@ const issueCode = (
     redirectUri: request.redirectUri,
     scope: request.scope,
     codeChallenge: request.codeChallenge,
-    userId: USER.id,
+    userId,
     expiresAt: now + CODE_LIFETIME_MS,
     redeemedBy: undefined
   })
@@ -162,14 +163,29 @@ export const authorizeEndpoint = (state: EmulatorState) =>
             state: stateParam
           })
         }
+        // many users: `login_hint` names the user to sign in (OpenID Connect Core §3.1.2.1 uses the same name)
+        const loginHint = params.get("login_hint")
+        if (loginHint !== null && !isUserId(loginHint)) {
+          return redirectTo(redirectUri, {
+            error: "invalid_request",
+            error_description: "Invalid login_hint: a user id is 1 to 64 characters from A-Z, a-z, 0-9, _ and -",
+            state: stateParam
+          })
+        }
+        const userId = loginHint ?? USER.id
         const now = yield* Clock.currentTimeMillis
         const pending = { clientId, redirectUri, scope: parsed.scope, codeChallenge: pkce.challenge }
         if (state.config.autoApprove) {
-          return redirectTo(redirectUri, { code: issueCode(state, pending, now), state: stateParam })
+          return redirectTo(redirectUri, { code: issueCode(state, pending, userId, now), state: stateParam })
         }
         const requestId = randomToken(24)
-        state.pending.set(requestId, { ...pending, state: stateParam, expiresAt: now + CODE_LIFETIME_MS })
-        return consentPage({ ...pending, requestId, user: USER.displayName })
+        state.pending.set(requestId, {
+          ...pending,
+          state: stateParam,
+          loginHint: userId,
+          expiresAt: now + CODE_LIFETIME_MS
+        })
+        return consentPage({ ...pending, requestId, user: userId })
       })
     },
     methodNotAllowedPage
@@ -206,9 +222,18 @@ export const decisionEndpoint = (state: EmulatorState) =>
         if (decision !== "approve" && decision !== "deny") {
           return errorPage(400, "invalid_request", "decision must be approve or deny")
         }
+        const user = form.get("user") ?? pending.loginHint
+        if (decision === "approve" && !isUserId(user)) {
+          // the request stays pending: the person can correct the user id and press Agree again
+          return errorPage(
+            400,
+            "invalid_request",
+            "Invalid user id: use 1 to 64 characters from A-Z, a-z, 0-9, _ and -. Go back and correct it."
+          )
+        }
         state.pending.delete(requestId)
         return decision === "approve"
-          ? redirectTo(pending.redirectUri, { code: issueCode(state, pending, now), state: pending.state })
+          ? redirectTo(pending.redirectUri, { code: issueCode(state, pending, user, now), state: pending.state })
           : redirectTo(pending.redirectUri, {
               error: "access_denied",
               error_description: "The user denied access",

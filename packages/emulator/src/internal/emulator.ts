@@ -27,6 +27,7 @@ import { TRACKS } from "./fixtures.js"
 import { json, methods } from "./http.js"
 import { tokenEndpoint } from "./oauth.js"
 import { EmulatorState, type ResolvedOptions } from "./state.js"
+import { signIn } from "./users.js"
 
 /** @internal */
 export const defaultClientId = "emulator-client"
@@ -179,6 +180,8 @@ export const make = (options: EmulatorOptions = {}): Effect.Effect<Emulator.Serv
           Effect.map((checked) => applyConfig(state, checked))
         ),
       revoke: (token: string) => Effect.sync(() => state.revoke(token)),
+      signIn: (options) => signIn(state, options),
+      apiRequestsByUser: Effect.sync(() => Object.fromEntries(state.apiByUser)),
       reset: Effect.sync(() => state.reset())
     }
     return service
@@ -214,6 +217,8 @@ export const start = async (options: EmulatorOptions = {}): Promise<EmulatorHand
     injectFault: (fault) => runPromise(service.injectFault(fault)),
     configure: (config) => runPromise(service.configure(config)),
     revoke: (token) => runPromise(service.revoke(token)),
+    signIn: (options) => runPromise(service.signIn(options)),
+    apiRequestsByUser: () => runPromise(service.apiRequestsByUser),
     reset: () => runPromise(service.reset),
     close,
     [Symbol.asyncDispose]: close

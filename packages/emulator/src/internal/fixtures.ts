@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { fixtureId } from "./random.js"
 
 /** @internal */
@@ -178,6 +179,28 @@ export const INITIAL_SAVED_TRACKS: ReadonlyArray<{ readonly trackId: string; rea
   addedAt: new Date(Date.UTC(2024, 0, 31, 12, 0, 0) - index * 86_400_000).toISOString().replace(".000Z", "Z")
 }))
 
+const OTHER_USER_SAVED = 12
+
+/**
+ * A user's saved tracks at start: `emulator-user` has {@link INITIAL_SAVED_TRACKS}; any other user has 12 catalogue
+ * tracks picked from a hash of their id (stable, and different users see different libraries).
+ *
+ * @internal
+ */
+export const initialSavedTracks = (
+  userId: string
+): ReadonlyArray<{ readonly trackId: string; readonly addedAt: string }> => {
+  if (userId === USER_ID) return INITIAL_SAVED_TRACKS
+  const rank = (trackId: string) => createHash("sha256").update(`${userId}:${trackId}`).digest("hex")
+  const picked = TRACKS.map((track) => ({ trackId: track.id, rank: rank(track.id) }))
+    .sort((a, b) => (a.rank < b.rank ? -1 : 1))
+    .slice(0, OTHER_USER_SAVED)
+  return picked.map(({ trackId }, index) => ({
+    trackId,
+    addedAt: new Date(Date.UTC(2024, 2, 31, 12, 0, 0) - index * 86_400_000).toISOString().replace(".000Z", "Z")
+  }))
+}
+
 /** Every fixture artist is followed, in this order (the cursor order). @internal */
 export const FOLLOWED_ARTIST_IDS: ReadonlyArray<string> = ARTISTS.map((artist) => artist.id)
 
@@ -198,6 +221,30 @@ export const USER = {
   country: "SE",
   product: "premium"
 } as const
+
+/**
+ * A user's profile: `emulator-user` is {@link USER}; any other id gets a profile named after it.
+ *
+ * @internal
+ */
+export const userProfile = (
+  userId: string
+): {
+  readonly id: string
+  readonly displayName: string
+  readonly email: string
+  readonly country: string
+  readonly product: string
+} =>
+  userId === USER_ID
+    ? USER
+    : {
+        id: userId,
+        displayName: userId,
+        email: `${userId.toLowerCase()}@example.com`,
+        country: "SE",
+        product: "premium"
+      }
 
 /**
  * Scopes the accounts service knows, with the text the consent page shows.

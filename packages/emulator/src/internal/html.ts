@@ -31,6 +31,9 @@ ul.scopes code { display: block; font-size: .8rem; color: var(--muted); }
 .actions { display: flex; gap: .75rem; margin-top: 1.5rem; }
 button { flex: 1; padding: .75rem 1rem; border-radius: 999px; border: 0; font-weight: 700; font-size: 1rem; cursor: pointer; }
 #approve { background: var(--accent); color: #000; }
+label { display: block; font-size: .85rem; color: var(--muted); margin-top: 1rem; }
+#user { width: 100%; margin: .25rem 0 .5rem; padding: .6rem .8rem; border-radius: 8px; border: 1px solid #555;
+  background: #2a2a2a; color: #f5f5f5; font: inherit; }
 #deny { background: transparent; color: #f5f5f5; border: 1px solid #555; }
 .error { color: #f87171; }
 small { color: var(--muted); }
@@ -60,6 +63,7 @@ export const consentPage = (options: {
   readonly redirectUri: string
   readonly scope: string
   readonly requestId: string
+  /** the user id the form offers (`login_hint`, else `emulator-user`) */
   readonly user: string
 }): HttpServerResponse.HttpServerResponse => {
   const scopes = options.scope.split(" ").filter((s) => s.length > 0)
@@ -82,12 +86,15 @@ export const consentPage = (options: {
     page(
       "Authorize access",
       `<h1>Allow <span id="client-id">${escapeHtml(options.clientId)}</span> to access your account?</h1>
-<p>Signed in as <strong id="user">${escapeHtml(options.user)}</strong>. The app asks to:</p>
-${list}
 <form method="post" action="/authorize/decision">
+<label for="user">Sign in as (emulated user id)</label>
+<input id="user" name="user" type="text" value="${escapeHtml(options.user)}" required maxlength="64"
+  pattern="[A-Za-z0-9_\\-]{1,64}" autocomplete="username" spellcheck="false">
+<p>The app asks to:</p>
+${list}
 <input type="hidden" name="request_id" value="${escapeHtml(options.requestId)}">
 <div class="actions">
-<button id="deny" type="submit" name="decision" value="deny">Cancel</button>
+<button id="deny" type="submit" name="decision" value="deny" formnovalidate>Cancel</button>
 <button id="approve" type="submit" name="decision" value="approve">Agree</button>
 </div>
 </form>

@@ -1,6 +1,6 @@
 import type { ClientRegistration, Fault, PlaybackState, Stats } from "../Emulator.js"
 import type { Catalog } from "./catalog.js"
-import { DEFAULT_PLAYLIST_ID, INITIAL_PLAYLIST_TRACK_IDS, INITIAL_SAVED_TRACKS } from "./fixtures.js"
+import { DEFAULT_PLAYLIST_ID, INITIAL_PLAYLIST_TRACK_IDS, initialSavedTracks } from "./fixtures.js"
 import { uri } from "./catalog.js"
 import { randomToken } from "./random.js"
 
@@ -62,8 +62,22 @@ export interface PendingAuthorization {
   readonly scope: string
   readonly state: string | undefined
   readonly codeChallenge: string | undefined
+  /** the user the consent page offers first (`login_hint`, else `emulator-user`) */
+  readonly loginHint: string
   readonly expiresAt: number
 }
+
+/** One user's library: saved tracks, most recently added first. @internal */
+export interface Library {
+  readonly savedTracks: Array<{ readonly trackId: string; readonly addedAt: string }>
+  readonly savedTrackIds: Set<string>
+}
+
+/** User ids the emulator accepts (`login_hint`, the consent form, `signIn`). @internal */
+export const USER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/
+
+/** @internal */
+export const isUserId = (id: unknown): id is string => typeof id === "string" && USER_ID_PATTERN.test(id)
 
 /** @internal */
 export interface PlaylistState {
@@ -94,14 +108,16 @@ export class EmulatorState {
   readonly codes = new Map<string, CodeEntry>()
   readonly pending = new Map<string, PendingAuthorization>()
   readonly faults: { readonly token: Array<QueuedFault>; readonly api: Array<QueuedFault> } = { token: [], api: [] }
-  readonly savedTracks: Array<{ readonly trackId: string; readonly addedAt: string }> = []
-  readonly savedTrackIds = new Set<string>()
+  /** per user, created on first use */
+  readonly libraries = new Map<string, Library>()
   readonly playlists = new Map<string, PlaylistState>()
 
   tokenStats = { total: 0, client_credentials: 0, authorization_code: 0, refresh_token: 0 }
   apiTotal = 0
   readonly apiByStatus = new Map<number, number>()
   readonly apiByPath = new Map<string, number>()
+  /** data API requests whose bearer is a valid user token, by that token's user */
+  readonly apiByUser = new Map<string, number>()
 
   private grantCounter = 0
   private issued = 0
@@ -123,12 +139,7 @@ export class EmulatorState {
     this.pending.clear()
     this.faults.token.length = 0
     this.faults.api.length = 0
-    this.savedTracks.length = 0
-    this.savedTrackIds.clear()
-    for (const saved of INITIAL_SAVED_TRACKS) {
-      this.savedTracks.push(saved)
-      this.savedTrackIds.add(saved.trackId)
-    }
+    this.libraries.clear()
     this.playlists.clear()
     this.playlists.set(DEFAULT_PLAYLIST_ID, {
       version: 1,
@@ -142,6 +153,22 @@ export class EmulatorState {
     this.apiTotal = 0
     this.apiByStatus.clear()
     this.apiByPath.clear()
+    this.apiByUser.clear()
+  }
+
+  /** The user's library, starting from their fixture saved tracks on first use. */
+  library(userId: string): Library {
+    let library = this.libraries.get(userId)
+    if (library === undefined) {
+      const savedTracks = [...initialSavedTracks(userId)]
+      library = { savedTracks, savedTrackIds: new Set(savedTracks.map((saved) => saved.trackId)) }
+      this.libraries.set(userId, library)
+    }
+    return library
+  }
+
+  recordApiUser(userId: string): void {
+    this.apiByUser.set(userId, (this.apiByUser.get(userId) ?? 0) + 1)
   }
 
   newGrant(clientId: string, scope: string, userId: string | undefined): Grant {
