@@ -6,10 +6,11 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { AuthenticationError, ServiceError, TransportError } from "service-sdk"
 import type { Fault } from "../../src/index.js"
-import { cachedAccessToken, cachedRefreshToken, HttpLive, statsSince, userSession } from "./harness.js"
+import { authorizeCode, cachedAccessToken, cachedRefreshToken, HttpLive, statsSince, userSession } from "./harness.js"
 
 type TokenFault = Omit<Fault, "target">
 
@@ -140,14 +141,6 @@ const failing: ReadonlyArray<FailingRow> = [
     requests: 1
   },
   {
-    name: "400 invalid_grant (final, not retried)",
-    faults: [{ status: 400, body: json({ error: "invalid_grant", error_description: "Refresh token revoked" }) }],
-    error: AuthenticationError,
-    status: 400,
-    payload: "invalid_grant",
-    requests: 1
-  },
-  {
     name: "401 invalid_client (not retried)",
     faults: [{ status: 401 }],
     error: AuthenticationError,
@@ -240,6 +233,41 @@ describe("token endpoint faults: the refresh fails with a typed error and loses 
       }).pipe(Effect.provide(HttpLive))
     )
   }
+})
+
+describe("400 invalid_grant on a refresh (DESIGN §4)", () => {
+  it.scopedLive("final and not retried; the refresh token is never sent again until a new sign-in", () =>
+    Effect.gen(function* () {
+      const { cache, client, emulator, provider } = yield* userSession()
+      const current = yield* provider.getAccessToken
+      const refreshToken = yield* cachedRefreshToken(cache)
+      yield* emulator.injectFault({
+        target: "token",
+        status: 400,
+        body: json({ error: "invalid_grant", error_description: "Refresh token revoked" })
+      })
+      const since = yield* statsSince(emulator)
+      const error = yield* Effect.flip(provider.forceRefresh(current))
+      expect(error).toBeInstanceOf(AuthenticationError)
+      expect(error).toMatchObject({ status: 400, payload: { error: "invalid_grant" } })
+      expect((yield* since).refresh_token).toBe(1)
+
+      // the entry is kept, marked: the still valid access token is served, the refresh token never sent again
+      expect(yield* cachedRefreshToken(cache)).toBe(refreshToken)
+      expect(Option.getOrThrow(yield* cache.get).refreshRejected).toBe(true)
+      expect(Redacted.value(yield* provider.getAccessToken)).toBe(Redacted.value(current))
+      const again = yield* Effect.flip(provider.forceRefresh(current))
+      expect(again).toMatchObject({ _tag: "AuthenticationError", payload: { error: "invalid_grant" } })
+      expect((yield* since).refresh_token).toBe(1)
+
+      // a new sign-in recovers
+      const code = yield* authorizeCode(provider.getAuthorizationUrl({ state: "again" }), "again")
+      yield* provider.exchangeCode(code)
+      const fresh = yield* provider.forceRefresh(current)
+      expect(Redacted.value(fresh)).not.toBe(Redacted.value(current))
+      expect((yield* client.users.me).id).toBe("emulator-user")
+    }).pipe(Effect.provide(HttpLive))
+  )
 })
 
 describe("token endpoint faults shorter than the retries: the refresh succeeds", () => {
