@@ -216,12 +216,16 @@ describe("token requests: exact bodies and headers", () => {
     }).pipe(Effect.provide(publicLayer()))
   )
 
-  it.effect("a malformed verifier is a ConfigurationError that does not echo it", () =>
+  it.effect("an empty verifier is a ConfigurationError; any other is sent as given (the server judges it)", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flip((yield* provider).exchangeCode("code-1", { codeVerifier: "short+secret" }))
-      expect(error._tag).toBe("ConfigurationError")
-      expect(error.message).not.toContain("short+secret")
+      const ac = yield* provider
+      for (const codeVerifier of ["", "  ", Redacted.make("")]) {
+        const error = yield* Effect.flip(ac.exchangeCode("code-1", { codeVerifier }))
+        expect(error._tag).toBe("ConfigurationError")
+      }
       expect(yield* requestCount).toBe(0)
+      yield* ac.exchangeCode("code-1", { codeVerifier: "short-verifier" })
+      expect((yield* requests)[0]!.form.get("code_verifier")).toBe("short-verifier")
     }).pipe(Effect.provide(publicLayer()))
   )
 })
