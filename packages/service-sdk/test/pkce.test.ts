@@ -248,17 +248,18 @@ describe("public client configuration", () => {
     )
   )
 
-  it.effect("a public client still needs a client id; an explicit secret conflicts", () =>
+  it.effect("a public client still needs a client id; a secret passed anyway is never sent", () =>
     Effect.gen(function* () {
       const missing = yield* Effect.flip(AuthorizationCode.make({ authUrl: AUTH_URL, publicClient: true }))
       expect(missing.message).toContain("SERVICE_SDK_CLIENT_ID")
-      const conflict = yield* Effect.flip(
-        AuthorizationCode.make({ ...publicOptions, clientSecret: Redacted.make("s3cr3t-value") })
-      )
-      expect(conflict._tag).toBe("ConfigurationError")
-      expect(conflict.message).toContain("publicClient")
-      expect(conflict.message).not.toContain("s3cr3t-value")
-    }).pipe(Effect.provide(MockHttpClient.layer(numberedTokens())))
+      const ac = yield* AuthorizationCode.make({ ...publicOptions, clientSecret: Redacted.make("s3cr3t-value") })
+      expect(ac.publicClient).toBe(true)
+      yield* ac.exchangeCode("code-1", { codeVerifier: VERIFIER })
+      const [request] = yield* requests
+      expect(request!.headers.authorization).toBeUndefined()
+      expect(request!.body).not.toContain("s3cr3t-value")
+      expect(request!.form.get("client_id")).toBe("public-id")
+    }).pipe(Effect.provide(MockHttpClient.layer(numberedTokens({ refresh_token: "r" }))))
   )
 
   it.effect("ClientCredentials still requires a secret, whatever plain JS passes", () =>

@@ -52,7 +52,7 @@ export const secretValue = (value: string | Redacted.Redacted<string> | undefine
 
 /**
  * The client id and secret, from options or the environment. A public client (RFC 6749 §2.1) has no secret: it is
- * neither required nor read from the environment, and one passed explicitly is a conflicting input.
+ * neither required nor read from the environment, and one passed anyway is never sent (a warning says so).
  */
 export const resolveCredentials = (options: {
   readonly clientId?: string | undefined
@@ -63,13 +63,13 @@ export const resolveCredentials = (options: {
   ConfigurationError
 > =>
   options.publicClient === true
-    ? secretValue(options.clientSecret) !== undefined && secretValue(options.clientSecret)!.trim() !== ""
-      ? Effect.fail(
-          new ConfigurationError({
-            message: "publicClient: true takes no clientSecret (a public client keeps no secret): drop one of them"
-          })
+    ? Effect.zipLeft(
+        Effect.map(requiredOption(options.clientId, "clientId"), (clientId) => ({ clientId, clientSecret: undefined })),
+        Effect.when(
+          Effect.logWarning("publicClient: true: the clientSecret option is ignored (a public client sends no secret)"),
+          () => (secretValue(options.clientSecret) ?? "").trim() !== ""
         )
-      : Effect.map(requiredOption(options.clientId, "clientId"), (clientId) => ({ clientId, clientSecret: undefined }))
+      )
     : Effect.all({
         clientId: requiredOption(options.clientId, "clientId"),
         clientSecret: Effect.map(requiredOption(secretValue(options.clientSecret), "clientSecret"), Redacted.make)
