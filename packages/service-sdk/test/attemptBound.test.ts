@@ -9,7 +9,7 @@ import * as AttemptBound from "../src/internal/client/attemptBound.js"
 // requests. These tests fail when an upgrade moves or drops it (the client would then fall back to forked timers).
 describe("the attempt bound reaches the platform's clients", () => {
   it("the registry is @effect/platform's own", () => {
-    expect(AttemptBound.connected).toBe(true)
+    expect(AttemptBound.isConnected()).toBe(true)
   })
 
   it.effect(

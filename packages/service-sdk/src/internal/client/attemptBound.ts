@@ -8,10 +8,11 @@
  *
  * The controller reaches the platform through `@effect/platform`'s registry of scoped requests (the one
  * `HttpClient.withScope` fills), which is private: `attemptBound.test.ts` fails when an upgrade moves it, and at run
- * time a missing registry falls back to `Effect.timeoutFail` (see {@link connected}).
+ * time a registry that does not reach the platform falls back to `Effect.timeoutFail` (see {@link isConnected}).
  */
-import "@effect/platform/HttpClient"
-import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -20,14 +21,37 @@ import { globalValue } from "effect/GlobalValue"
 /** The key of `@effect/platform/HttpClient`'s registry (internal/httpClient.ts, `scopedRequests`). */
 export const REGISTRY_KEY = "@effect/platform/HttpClient/scopedRequests"
 
-let found = true
-const registry = globalValue(REGISTRY_KEY, () => {
-  found = false
-  return new WeakMap<HttpClientRequest.HttpClientRequest, AbortController>()
-})
+// The same map whichever module asks first (a bundle may evaluate this module before the platform's).
+const registry = globalValue(REGISTRY_KEY, () => new WeakMap<HttpClientRequest.HttpClientRequest, AbortController>())
 
-/** Whether the platform's registry was found, so that its clients see the attempt's signal. */
-export const connected: boolean = found
+/** Whether a client of `HttpClient.make` is handed the controller registered for its request. */
+const probe = (): boolean => {
+  try {
+    let seen: AbortSignal | undefined
+    const client = HttpClient.make((request, _url, signal) => {
+      seen = signal
+      return Effect.succeed(HttpClientResponse.fromWeb(request, new Response(null)))
+    })
+    const request = HttpClientRequest.get("http://127.0.0.1/")
+    const controller = new AbortController()
+    registry.set(request, controller)
+    Effect.runSync(client.execute(request))
+    return seen === controller.signal
+  } catch {
+    return false
+  }
+}
+
+let probed: boolean | undefined
+
+/**
+ * Whether the platform's clients see the attempt's signal (checked once, by a request to a client of
+ * `HttpClient.make`); when not, the policy falls back to forked timers.
+ */
+export const isConnected = (): boolean => {
+  probed ??= probe()
+  return probed
+}
 
 /** The cause of a read or request cut short by the bound. */
 export class AttemptTimeout extends Error {

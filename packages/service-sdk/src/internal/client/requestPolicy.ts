@@ -35,7 +35,7 @@ import {
 import { describeCause, safeCause } from "../redact.js"
 import { parseRetryAfter, Retryable, withRetries } from "../retry.js"
 import * as AttemptBound from "./attemptBound.js"
-import { type Bound, connected, isAttemptTimeout } from "./attemptBound.js"
+import { type Bound, isAttemptTimeout, isConnected } from "./attemptBound.js"
 import { apiErrorMessage, errorPayload } from "./body.js"
 import { bufferedResponse, sanitizedResponse } from "./sanitizedResponse.js"
 
@@ -154,6 +154,7 @@ export const make = (
   httpClient: HttpClient.HttpClient
 ): HttpClient.HttpClient.With<PolicyError> => {
   const { maxRetryAfter, timeout } = config
+  const connected = isConnected()
   // the attempt's bound covers the body already, unless the platform's registry is missing (`attemptBound.ts`)
   const bodyTimeout = connected ? undefined : timeout
 
