@@ -6,7 +6,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 const root = join(import.meta.dirname, "..", "..", "..")
-const bin = join(root, "packages", "cli", "dist", "bin.js")
+// the shipped bin: the shim that runs the bundle
+const bin = join(root, "packages", "cli", "bin", "service-sdk.js")
 
 /** The environment without the SDK's variables, so tests do not depend on the machine. */
 const cleanEnv = () => {
@@ -59,6 +60,7 @@ const run = (
 beforeAll(() => {
   // the CLI tests run the real bin: make sure dist is current (tsc -b is incremental and fast)
   execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-b", join(root, "packages", "cli")], { stdio: "inherit" })
+  execFileSync(process.execPath, [join(root, "packages", "cli", "scripts", "bundle.mjs")], { stdio: "inherit" })
 }, 120_000)
 
 describe("service-sdk CLI", () => {

@@ -6,7 +6,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 const root = join(import.meta.dirname, "..", "..", "..")
-const bin = join(root, "packages", "cli", "dist", "bin.js")
+// the shipped bin: the shim that runs the bundle
+const bin = join(root, "packages", "cli", "bin", "service-sdk.js")
 
 const cleanEnv = (extra: Record<string, string> = {}) => {
   const env: Record<string, string> = {}
@@ -52,6 +53,7 @@ const run = (args: ReadonlyArray<string>, env: Record<string, string> = cleanEnv
 
 beforeAll(() => {
   execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-b", join(root, "packages", "cli")], { stdio: "inherit" })
+  execFileSync(process.execPath, [join(root, "packages", "cli", "scripts", "bundle.mjs")], { stdio: "inherit" })
 }, 120_000)
 
 describe("login with PKCE, as a confidential or a public client", () => {

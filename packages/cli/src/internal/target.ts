@@ -2,7 +2,6 @@
  * Which Service a command talks to: the real one (flags, then the environment variables of the SDK), or an
  * embedded emulator (`--emulator`), started on a free loopback port for the command's lifetime.
  */
-import * as Options from "@effect/cli/Options"
 import { Emulator, type EmulatorError, type EmulatorOptions } from "@service-sdk/emulator"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
@@ -11,37 +10,7 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import { ConfigurationError } from "service-sdk"
 
-/** The options every command takes. */
-export const targetOptions = {
-  authUrl: Options.text("auth-url").pipe(
-    Options.withDescription(
-      "accounts service URL (default $SERVICE_SDK_AUTH_URL, else https://accounts.service.example)"
-    ),
-    Options.optional
-  ),
-  apiUrl: Options.text("api-url").pipe(
-    Options.withDescription("data API URL (default $SERVICE_SDK_API_URL, else https://api.service.example/v1)"),
-    Options.optional
-  ),
-  clientId: Options.text("client-id").pipe(
-    Options.withDescription("OAuth client id (default $SERVICE_SDK_CLIENT_ID)"),
-    Options.optional
-  ),
-  clientSecret: Options.redacted("client-secret").pipe(
-    Options.withDescription("OAuth client secret (default $SERVICE_SDK_CLIENT_SECRET)"),
-    Options.optional
-  ),
-  emulator: Options.boolean("emulator").pipe(
-    Options.withDescription("use an embedded emulator of the Service instead of the real one")
-  )
-}
-
-/** `--public-client`: sign in with no secret (PKCE only), for login and whoami. */
-export const publicClientOption = Options.boolean("public-client").pipe(
-  Options.withDescription(
-    "sign in as a public client: no secret, PKCE only (default $SERVICE_SDK_PUBLIC_CLIENT=1; whoami remembers it)"
-  )
-)
+export { publicClientOption, targetOptions } from "./options.js"
 
 /** `SERVICE_SDK_PUBLIC_CLIENT`: 1, true or yes turn it on. */
 export const publicClientFromEnv: Effect.Effect<boolean> = Config.option(

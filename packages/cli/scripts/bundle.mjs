@@ -1,0 +1,50 @@
+/**
+ * Bundles the CLI's bin for start-up time: one minified ES module plus chunks that load when a command runs
+ * (`commands.ts` imports the handlers lazily), instead of the ~500 modules `node` would otherwise resolve and load.
+ * Built from the TypeScript sources of the workspace (the "source" export condition); `tsc -b` type-checks them.
+ * The library packages ship unbundled; only this bin is bundled.
+ */
+import { mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
+import { dirname, join, relative } from "node:path"
+import { fileURLToPath } from "node:url"
+import { build } from "esbuild"
+
+const cli = fileURLToPath(new URL("..", import.meta.url))
+const outdir = join(cli, "bundle")
+// Tests may run the bin while another test rebuilds it: build aside, then move each file in atomically (chunks
+// first, the entry last). `--clean` (prepack) drops what the new build does not have.
+const staging = join(cli, `bundle.tmp-${process.pid}`)
+
+rmSync(staging, { recursive: true, force: true })
+const result = await build({
+  absWorkingDir: cli,
+  entryPoints: { bin: "src/bin.ts" },
+  outdir: staging,
+  metafile: true,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  minify: true,
+  conditions: ["source"],
+  // CommonJS dependencies (undici, ioredis) call `require`: give the ES module one
+  banner: { js: 'import{createRequire as __cr}from"node:module";const require=__cr(import.meta.url);' },
+  chunkNames: "chunks/[name]-[hash]",
+  legalComments: "linked",
+  logLevel: "warning"
+})
+
+const written = Object.keys(result.metafile.outputs).map((file) => relative(staging, join(cli, file)))
+if (process.argv.includes("--clean")) rmSync(outdir, { recursive: true, force: true })
+for (const file of [...written.filter((file) => file !== "bin.js"), "bin.js"]) {
+  mkdirSync(dirname(join(outdir, file)), { recursive: true })
+  renameSync(join(staging, file), join(outdir, file))
+}
+rmSync(staging, { recursive: true, force: true })
+if (process.argv.includes("--clean")) {
+  const kept = new Set(written)
+  for (const file of readdirSync(join(outdir, "chunks"))) {
+    if (!kept.has(`chunks/${file}`)) rmSync(join(outdir, "chunks", file))
+  }
+}
