@@ -81,6 +81,37 @@ describe("shared outcomes", () => {
   )
 })
 
+describe("shared outcomes of forced refreshes", () => {
+  it.effect("concurrent forceRefresh calls whose renewal fails share that failure: one request", () =>
+    Effect.gen(function* () {
+      const first = yield* Effect.fork(getToken)
+      yield* TestClock.adjust("1 second")
+      const rejected = yield* Fiber.join(first)
+      const fiber = yield* Effect.fork(
+        Effect.all(
+          Array.from({ length: 50 }, () =>
+            Effect.either(Effect.flatMap(TokenProvider, (provider) => provider.forceRefresh(rejected)))
+          ),
+          { concurrency: "unbounded" }
+        )
+      )
+      yield* TestClock.adjust("2 seconds")
+      const outcomes = yield* Fiber.join(fiber)
+      expect(outcomes.filter((outcome) => outcome._tag === "Left").length).toBe(50)
+      expect(yield* requestCount).toBe(2)
+    }).pipe(
+      Effect.provide(
+        clientCredentialsLayer((_request, call) =>
+          Effect.delay(
+            Effect.succeed(call === 0 ? tokenResponse("tok-1") : oauthError(401, "invalid_client")),
+            "1 second"
+          )
+        )
+      )
+    )
+  )
+})
+
 describe("entries are bound to their client", () => {
   it.effect("a provider writes client_id and auth_url; a token without them encodes as before", () =>
     Effect.gen(function* () {

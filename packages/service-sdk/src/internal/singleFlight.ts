@@ -250,39 +250,42 @@ export const make = (options: {
         })
       )
 
-    const renewLocked = obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`))
-
     /**
-     * The renewal under way, if any. Stale callers that arrive while it runs wait for it together and share its
-     * outcome: its token, or its failure, all at once (the next call after that renews again). When it was
-     * interrupted they go on: one of them renews.
+     * The renewal under way, if any (for `getAccessToken` or `forceRefresh`). Callers that arrive while it runs wait
+     * for it together and share its outcome: its token, or its failure, all at once (the next call after that renews
+     * again). When it was interrupted they go on: one of them renews.
      */
     let renewing: Deferred.Deferred<Outcome> | undefined
 
-    const awaitRenewal = (
-      running: Deferred.Deferred<Outcome>
+    /** Joins the renewal under way, or runs `renewal` as the one others join. `accept`: is its token good for us? */
+    const joinOrLead = (
+      renewal: Effect.Effect<Redacted.Redacted<string>, TokenFailure>,
+      accept: (token: Redacted.Redacted<string>) => boolean
     ): Effect.Effect<Redacted.Redacted<string>, TokenFailure> =>
-      Effect.flatMap(Deferred.await(running), (outcome) =>
-        Option.isSome(outcome) ? outcome.value : Effect.suspend(() => renewStale)
+      Effect.uninterruptibleMask((restore) =>
+        Effect.suspend(() => {
+          const running = renewing
+          if (running !== undefined) {
+            return restore(
+              Effect.flatMap(Deferred.await(running), (outcome) =>
+                Option.isSome(outcome) && (Exit.isFailure(outcome.value) || accept(outcome.value.value))
+                  ? outcome.value
+                  : joinOrLead(renewal, accept)
+              )
+            )
+          }
+          const done = Deferred.unsafeMake<Outcome>(FiberId.none)
+          renewing = done
+          return Effect.onExit(restore(renewal), (exit) => {
+            if (renewing === done) renewing = undefined
+            const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+            const outcome: Outcome = interrupted ? Option.none() : Option.some(exit)
+            return Deferred.succeed(done, outcome)
+          })
+        })
       )
 
-    const lead = Effect.uninterruptibleMask((restore) =>
-      Effect.suspend(() => {
-        if (renewing !== undefined) return restore(awaitRenewal(renewing))
-        const done = Deferred.unsafeMake<Outcome>(FiberId.none)
-        renewing = done
-        return Effect.onExit(restore(renewLocked), (exit) => {
-          if (renewing === done) renewing = undefined
-          const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
-          const outcome: Outcome = interrupted ? Option.none() : Option.some(exit)
-          return Deferred.succeed(done, outcome)
-        })
-      })
-    )
-
-    const renewStale: Effect.Effect<Redacted.Redacted<string>, TokenFailure> = Effect.suspend(() =>
-      renewing === undefined ? lead : awaitRenewal(renewing)
-    )
+    const renewStale = joinOrLead(obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`)), () => true)
 
     const getAccessToken: Effect.Effect<Redacted.Redacted<string>, TokenFailure> = Effect.flatMap(
       Ref.get(memo),
@@ -292,10 +295,13 @@ export const make = (options: {
         )
     )
 
-    const forceRefresh = (rejected: Redacted.Redacted<string>) =>
-      obtain((token) => Redacted.value(token.accessToken) !== Redacted.value(rejected)).pipe(
-        Effect.withSpan(`${name}.forceRefresh`)
+    const forceRefresh = (rejected: Redacted.Redacted<string>) => {
+      const other = (token: Redacted.Redacted<string>) => Redacted.value(token) !== Redacted.value(rejected)
+      return joinOrLead(
+        obtain((token) => other(token.accessToken)).pipe(Effect.withSpan(`${name}.forceRefresh`)),
+        other
       )
+    }
 
     const peek = () => {
       const entry = readNow(memo)
