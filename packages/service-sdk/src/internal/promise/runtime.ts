@@ -2,7 +2,6 @@
  * The machinery behind the Promise facade: one `ManagedRuntime` per object, Effects run to Promises that reject with
  * the SDK's own error instances (never a `FiberFailure`), and plain Promise token caches adapted to `TokenCache`.
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -14,6 +13,7 @@ import { ConfigurationError, TokenCacheError } from "../../ServiceError.js"
 import * as TokenCache from "../../TokenCache.js"
 import { TokenInfo } from "../../TokenInfo.js"
 import { describeCause, safeCause } from "../redact.js"
+import { layerUndiciOnFirstUse } from "./lazyHttpClient.js"
 
 /**
  * A token cache for plain code: Promise methods. `get` resolves to `undefined` when there is no token.
@@ -91,7 +91,7 @@ export class FacadeRuntime<R> {
 }
 
 export const httpClientLayer = (options: FacadeOptions): Layer.Layer<HttpClient.HttpClient> =>
-  options.httpClient ?? NodeHttpClient.layerUndici
+  options.httpClient ?? layerUndiciOnFirstUse
 
 const isEffectCache = (cache: TokenCache.TokenCache | PromiseTokenCache): cache is TokenCache.TokenCache =>
   Effect.isEffect(cache.get)
