@@ -388,3 +388,18 @@ describe("authorizeLocal uses PKCE for both client kinds", () => {
     )
   }
 })
+
+describe("properties of the PKCE authorization URL", () => {
+  it.effect.prop(
+    "any state and challenge round-trip through the URL; the method is always S256, once",
+    [fc.string({ minLength: 1 }), fc.string({ minLength: 1 })],
+    ([state, codeChallenge]) =>
+      Effect.gen(function* () {
+        const url = new URL((yield* provider).getAuthorizationUrl({ state, codeChallenge }))
+        expect(url.searchParams.get("state")).toBe(state)
+        expect(url.searchParams.getAll("code_challenge")).toEqual([codeChallenge])
+        expect(url.searchParams.getAll("code_challenge_method")).toEqual(["S256"])
+        expect(url.searchParams.getAll("client_id")).toEqual(["client-id"])
+      }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens())))
+  )
+})
