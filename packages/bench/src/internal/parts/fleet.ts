@@ -202,6 +202,9 @@ export const fleet = async (context: Context): Promise<PartResult> => {
       "a shared renewal waits for the cross-process lock (polled every 50 ms, jittered) on top of the token request",
       `calls: ${shared.reduce((sum, one) => sum + one.calls, 0)} shared, ${alone.reduce((sum, one) => sum + one.calls, 0)} alone`
     ],
-    data: { shared, alone: alone.map(({ waits: _, ...rest }) => rest) }
+    data: {
+      shared: shared.map(({ waits: all, ...rest }) => ({ ...rest, waitCount: all.length, p99: p99(all) })),
+      alone: alone.map(({ waits: all, ...rest }) => ({ ...rest, waitCount: all.length, p99: p99(all) }))
+    }
   }
 }
