@@ -365,7 +365,8 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
   static layer(
     options: Options = {}
   ): Layer.Layer<AuthorizationCode | TokenProvider, ConfigurationError, HttpClient.HttpClient> {
-    return Layer.effectContext(
+    // scoped: background renewals (`refreshAhead`) end with the layer
+    return Layer.scopedContext(
       Effect.map(make(options), (service) =>
         Context.make(AuthorizationCode, service).pipe(Context.add(TokenProvider, service))
       )

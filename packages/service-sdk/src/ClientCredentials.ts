@@ -41,4 +41,5 @@ export const make = (
  * @since 0.1.0
  */
 export const layer = (options: Options = {}): Layer.Layer<TokenProvider, ConfigurationError, HttpClient.HttpClient> =>
-  Layer.effect(TokenProvider, make(options))
+  // scoped: background renewals (`refreshAhead`) end with the layer
+  Layer.scoped(TokenProvider, make(options))

@@ -3,11 +3,12 @@
  * token endpoint to the `HttpClient`, and wiring the single flight into a `TokenProvider` service.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import type { AuthenticationError, TransportError } from "../ServiceError.js"
+import * as Scope from "effect/Scope"
+import { type AuthenticationError, ConfigurationError, type TransportError } from "../ServiceError.js"
 import * as TokenCache from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
 import type { TokenProviderService } from "../TokenProvider.js"
@@ -28,6 +29,12 @@ export interface ProviderOptions {
   readonly maxRetries?: number | undefined
   /** A token is renewed this long before it expires (default 30 s). */
   readonly skew?: Duration.DurationInput | undefined
+  /**
+   * Off by default. Within this long of going stale, the first caller starts a background renewal (single flight, in
+   * the provider's scope) and is served the still-valid token, so at steady load nobody waits at an expiry; a failed
+   * background renewal is logged and the normal path takes over at staleness.
+   */
+  readonly refreshAhead?: Duration.DurationInput | undefined
 }
 
 export interface ResolvedProvider {
@@ -38,6 +45,8 @@ export interface ResolvedProvider {
   readonly scope: string | undefined
   readonly cache: TokenCache.TokenCache
   readonly skew: Duration.Duration
+  /** None when off. */
+  readonly refreshAhead: Duration.Duration | undefined
   readonly endpoint: TokenEndpoint.TokenEndpoint
 }
 
@@ -48,6 +57,7 @@ export const resolve = (options: ProviderOptions & { readonly publicClient?: boo
     const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")
     const maxRetries = yield* retryCount(options.maxRetries)
     const skew = yield* positiveDuration(options.skew, "30 seconds", "skew")
+    const refreshAhead = yield* refreshAheadOption(options.refreshAhead)
     const httpClient = yield* HttpClient.HttpClient
     const cache = options.tokenCache ?? (yield* TokenCache.memory())
     const endpoint = TokenEndpoint.make({ authUrl, clientId, clientSecret, timeout, maxRetries }, httpClient)
@@ -59,9 +69,22 @@ export const resolve = (options: ProviderOptions & { readonly publicClient?: boo
       scope: normalizeScope(options.scope),
       cache,
       skew,
+      refreshAhead,
       endpoint
     } satisfies ResolvedProvider
   })
+
+/** `refreshAhead`: off when absent, else a positive, finite duration. */
+export const refreshAheadOption = (
+  value: Duration.DurationInput | undefined
+): Effect.Effect<Duration.Duration | undefined, ConfigurationError> =>
+  value === undefined
+    ? Effect.succeed(undefined)
+    : Effect.filterOrFail(
+        positiveDuration(value, value, "refreshAhead"),
+        (duration) => Duration.toMillis(duration) > 0,
+        () => new ConfigurationError({ message: "refreshAhead must be a positive duration" })
+      )
 
 /** The hidden synchronous read of a provider's cached token (see {@link SingleFlight.SingleFlight.peek}). */
 export const PeekSymbol: unique symbol = Symbol.for("service-sdk/TokenProvider/peek")
@@ -101,10 +124,14 @@ export const makeService = (
 ) =>
   Effect.gen(function* () {
     const clock = yield* Effect.clock
+    // the scope the provider is made in (a layer's): background renewals end with it
+    const scope = yield* Effect.serviceOption(Scope.Scope)
     const flight = yield* SingleFlight.make({
       name,
       cache: resolved.cache,
       skew: resolved.skew,
+      refreshAhead: resolved.refreshAhead,
+      scope: Option.getOrUndefined(scope),
       clock,
       renew: (current) => Effect.map(renew(current), (token) => bind(resolved, token)),
       accepts: accepts(resolved),

@@ -14,6 +14,7 @@ import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import type { AuthenticationError, TokenCacheError, TransportError } from "../ServiceError.js"
 import type { TokenCache } from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
@@ -91,6 +92,14 @@ export const make = (options: {
    * lock). A cache without `withLock` that fails always fails the call.
    */
   readonly whenCacheDown?: "local" | "fail" | undefined
+  /**
+   * Within this long of going stale, the first caller starts a renewal in the background (the single flight's own,
+   * so callers that find the token stale meanwhile join it) and is served the still-valid token. One try per token:
+   * a failure is logged and the normal path renews at staleness.
+   */
+  readonly refreshAhead?: Duration.Duration | undefined
+  /** Where background renewals run (interrupted when it closes); a daemon fiber when none. */
+  readonly scope?: Scope.Scope | undefined
 }): Effect.Effect<SingleFlight> =>
   Effect.gen(function* () {
     const { cache, clock, name, renew } = options
@@ -287,11 +296,43 @@ export const make = (options: {
 
     const renewStale = joinOrLead(obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`)), () => true)
 
+    const aheadMillis = options.refreshAhead === undefined ? 0 : Duration.toMillis(options.refreshAhead)
+    /** The token a renewal ahead of expiry was started for (one try per token). */
+    let aheadFor: TokenInfo | undefined
+    const isAhead = (entry: Entry, now: number) =>
+      aheadMillis > 0 && now >= entry.staleAt - aheadMillis && aheadFor !== entry.token
+
+    /** Starts the renewal ahead of `entry`'s staleness in the background, unless a renewal is under way. */
+    const startAhead = (entry: Entry): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (aheadFor === entry.token) return Effect.void
+        aheadFor = entry.token
+        if (renewing !== undefined) return Effect.void
+        // a newer token will do: one another process stored in a shared cache included
+        const renewal = joinOrLead(
+          obtain((token) => staleAt(token, skewMillis) > entry.staleAt).pipe(Effect.withSpan(`${name}.refreshAhead`)),
+          () => true
+        ).pipe(
+          Effect.catchAll((error) =>
+            Effect.logWarning(
+              `${name}: the renewal ahead of expiry failed (${error.message}); the token will be renewed when it goes stale`
+            )
+          )
+        )
+        return Effect.asVoid(
+          options.scope === undefined ? Effect.forkDaemon(renewal) : Effect.forkIn(renewal, options.scope)
+        )
+      })
+
     const getAccessToken: Effect.Effect<Redacted.Redacted<string>, TokenFailure> = Effect.flatMap(
       Ref.get(memo),
       (entry) =>
         Effect.flatMap(clock.currentTimeMillis, (now) =>
-          Option.isSome(entry) && isFresh(entry.value, now) ? Effect.succeed(entry.value.token.accessToken) : renewStale
+          Option.isSome(entry) && isFresh(entry.value, now)
+            ? isAhead(entry.value, now)
+              ? Effect.as(startAhead(entry.value), entry.value.token.accessToken)
+              : Effect.succeed(entry.value.token.accessToken)
+            : renewStale
         )
     )
 
@@ -303,9 +344,11 @@ export const make = (options: {
       )
     }
 
+    // none when a renewal ahead is due: the caller then runs `getAccessToken`, which starts it
     const peek = () => {
       const entry = readNow(memo)
-      return Option.isSome(entry) && isFresh(entry.value, clock.unsafeCurrentTimeMillis())
+      const now = clock.unsafeCurrentTimeMillis()
+      return Option.isSome(entry) && isFresh(entry.value, now) && !isAhead(entry.value, now)
         ? entry.value.token.accessToken
         : undefined
     }
