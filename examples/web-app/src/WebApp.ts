@@ -1,0 +1,208 @@
+/**
+ * Starts the web app on a Node HTTP server: sign-in provider, per-user tokens, API client and sessions wired to the
+ * routes of `App.ts`.
+ *
+ * @since 0.1.0
+ */
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpServer from "@effect/platform/HttpServer"
+import type { ServeError } from "@effect/platform/HttpServerError"
+import { RedisTokenStore } from "@service-sdk/redis"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import { Redis } from "ioredis"
+import * as Http from "node:http"
+import {
+  AuthenticationError,
+  AuthorizationCode,
+  ConfigurationError,
+  ServiceClient,
+  type TokenCache,
+  TokenCacheError,
+  TokenProvider,
+  TokenStore,
+  UserTokens
+} from "service-sdk"
+import { app, Settings } from "./App.js"
+import * as SessionStore from "./Sessions.js"
+
+/**
+ * @since 0.1.0
+ */
+export interface WebAppOptions {
+  /** default 0 (a free port) */
+  readonly port?: number | undefined
+  /** the interface to bind, default `127.0.0.1` */
+  readonly host?: string | undefined
+  /** the address browsers use, default `http://<host>:<port>`; the redirect URI is `<baseUrl>/callback` */
+  readonly baseUrl?: string | undefined
+  /** the Service; each falls back to the SDK's environment variables (`SERVICE_SDK_CLIENT_ID`, …) */
+  readonly clientId?: string | undefined
+  readonly clientSecret?: string | undefined
+  readonly authUrl?: string | undefined
+  readonly apiUrl?: string | undefined
+  readonly publicClient?: boolean | undefined
+  /** default `user-read-private user-read-email user-library-read` */
+  readonly scope?: ReadonlyArray<string> | undefined
+  /** the users' tokens: this store (default: `TokenStore.memory()`, or Redis with `redisUrl`) */
+  readonly tokenStore?: ((userId: string) => TokenCache.TokenCache) | undefined
+  /** keep tokens and sessions in Redis (`RedisTokenStore`) instead of this process's memory */
+  readonly redisUrl?: string | undefined
+  /** the Redis key prefix, default `web-app:` */
+  readonly redisPrefix?: string | undefined
+  /** saved tracks on the home page, default 10 */
+  readonly tracksShown?: number | undefined
+  /** default 12 hours */
+  readonly sessionTtl?: Duration.DurationInput | undefined
+  /** how long a user's token state stays in memory without use, default 5 minutes (`UserTokens`) */
+  readonly idleTimeToLive?: Duration.DurationInput | undefined
+}
+
+/**
+ * The running app.
+ *
+ * @since 0.1.0
+ */
+export interface RunningWebApp {
+  /** e.g. `http://127.0.0.1:3000` */
+  readonly url: string
+  readonly store: "memory" | "redis"
+}
+
+/**
+ * @since 0.1.0
+ */
+export const DEFAULT_SCOPE: ReadonlyArray<string> = ["user-read-private", "user-read-email", "user-library-read"]
+
+/** The sign-in provider hands every token to `UserTokens.signIn`; it keeps none itself (it serves every user). */
+const keepsNothing: TokenCache.TokenCache = {
+  get: Effect.succeedNone,
+  set: () => Effect.void
+}
+
+/** The base client only lends its policy to `ServiceClient.forUser`; on its own it has no user to call for. */
+const noUser: TokenProvider.Service = {
+  getAccessToken: Effect.fail(
+    new AuthenticationError({ message: "this client has no user: use ServiceClient.forUser(userId)" })
+  ),
+  forceRefresh: () =>
+    Effect.fail(new AuthenticationError({ message: "this client has no user: use ServiceClient.forUser(userId)" }))
+}
+
+const positiveInt = (name: string, value: number) =>
+  Number.isInteger(value) && value > 0
+    ? Effect.void
+    : Effect.fail(new ConfigurationError({ message: `${name} must be a positive integer, got ${String(value)}` }))
+
+/**
+ * Starts the app in the current scope (closing it stops the server and releases the store).
+ *
+ * @since 0.1.0
+ */
+export const make = (
+  options: WebAppOptions = {}
+): Effect.Effect<
+  RunningWebApp,
+  ConfigurationError | TokenCacheError | ServeError,
+  Scope.Scope | HttpClient.HttpClient
+> =>
+  Effect.gen(function* () {
+    const tracksShown = options.tracksShown ?? 10
+    yield* positiveInt("tracksShown", tracksShown)
+    const host = options.host ?? "127.0.0.1"
+    const nodeServer = Http.createServer()
+    const server = yield* NodeHttpServer.make(() => nodeServer, { port: options.port ?? 0, host })
+    // runs before the server's own close: do not wait for keep-alive connections
+    yield* Effect.addFinalizer(() => Effect.sync(() => nodeServer.closeAllConnections()))
+    const port = server.address._tag === "TcpAddress" ? server.address.port : 0
+    const baseUrl = (options.baseUrl ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`).replace(/\/+$/, "")
+    const scope = options.scope ?? DEFAULT_SCOPE
+    const service = {
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      authUrl: options.authUrl,
+      publicClient: options.publicClient,
+      redirectUri: `${baseUrl}/callback`,
+      scope
+    }
+
+    const redis = options.redisUrl === undefined ? undefined : yield* connect(options.redisUrl)
+    const prefix = options.redisPrefix ?? "web-app:"
+    const store =
+      options.tokenStore ??
+      (redis === undefined
+        ? yield* TokenStore.memory()
+        : yield* RedisTokenStore.make({ client: redis, prefix: `${prefix}tokens:` }))
+    const sessions =
+      redis === undefined
+        ? yield* SessionStore.memory()
+        : SessionStore.redis({ client: redis, prefix: `${prefix}sessions:` })
+
+    const signIn = yield* AuthorizationCode.make({ ...service, tokenCache: keepsNothing })
+    const client = yield* ServiceClient.make({ apiUrl: options.apiUrl }).pipe(
+      Effect.provideService(TokenProvider, noUser)
+    )
+    const userTokens = yield* Layer.build(
+      UserTokens.layer({ ...service, store, idleTimeToLive: options.idleTimeToLive })
+    ).pipe(Effect.map(Context.get(UserTokens)))
+    yield* HttpServer.serveEffect(app).pipe(
+      Effect.provideService(HttpServer.HttpServer, server),
+      Effect.provideService(Settings, {
+        baseUrl,
+        apiUrl: options.apiUrl,
+        scope,
+        tracksShown,
+        sessionTtl: Duration.decode(options.sessionTtl ?? "12 hours"),
+        pendingTtl: Duration.minutes(10)
+      }),
+      Effect.provideService(SessionStore.Sessions, sessions),
+      Effect.provideService(AuthorizationCode, signIn),
+      Effect.provideService(UserTokens, userTokens),
+      Effect.provideService(ServiceClient, client)
+    )
+    return { url: baseUrl, store: redis === undefined ? "memory" : "redis" } as const
+  })
+
+/** An ioredis connection owned by the app, closed with its scope; fails fast when Redis cannot be reached. */
+const connect = (url: string) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: false })
+        try {
+          await client.connect()
+        } catch (cause) {
+          client.disconnect()
+          throw cause
+        }
+        return client
+      },
+      catch: (cause) =>
+        new TokenCacheError({
+          message: `could not connect to Redis at ${redactUrl(url)}`,
+          cause: new Error(cause instanceof Error ? cause.message : "unknown error")
+        })
+    }),
+    (client) => Effect.promise(() => client.quit().catch(() => client.disconnect()))
+  )
+
+const redactUrl = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== "") parsed.password = "***"
+    return parsed.toString()
+  } catch {
+    return "an invalid URL"
+  }
+}
+
+/**
+ * @since 0.1.0
+ */
+export const noneIfEmpty = (value: string | undefined): string | undefined =>
+  Option.getOrUndefined(Option.filter(Option.fromNullable(value), (text) => text.trim() !== ""))
