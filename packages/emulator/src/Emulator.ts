@@ -146,6 +146,11 @@ export interface SignInOptions {
   readonly scope?: string | ReadonlyArray<string> | undefined
   /** the client the tokens are issued to (default `emulator-client`) */
   readonly clientId?: string | undefined
+  /**
+   * the first access token's lifetime in seconds (default: the configured `tokenLifetime`), e.g. to stagger users'
+   * expiries; refreshed tokens get the configured lifetime
+   */
+  readonly expiresIn?: number | undefined
 }
 
 /**

@@ -209,6 +209,11 @@ describe("many users", () => {
       expect(tokens.expires_in).toBe(120)
       expect(tokens.scope.split(" ")).toContain("user-library-read")
       expect((yield* emulator.stats).tokenRequests.total).toBe(0)
+      // a first token of its own lifetime (staggered expiries); refreshes get the configured one
+      const short = yield* emulator.signIn({ userId: "grace", expiresIn: 7 })
+      expect(short.expires_in).toBe(7)
+      const renewed = yield* tokenRequest(emulator, { grant_type: "refresh_token", refresh_token: short.refresh_token })
+      expect(renewed.json.expires_in).toBe(120)
       // the refresh token works at the token endpoint for the default client, and stays grace's
       const refreshed = yield* tokenRequest(emulator, {
         grant_type: "refresh_token",
@@ -231,7 +236,9 @@ describe("many users", () => {
         { userId: "x".repeat(65) },
         { userId: 42 as unknown as string },
         { userId: "ok", scope: "user-read-private nope" },
-        { userId: "ok", clientId: "nobody" }
+        { userId: "ok", clientId: "nobody" },
+        { userId: "ok", expiresIn: -1 },
+        { userId: "ok", expiresIn: 1.5 }
       ]) {
         const exit = yield* Effect.exit(emulator.signIn(options))
         expect(Exit.isFailure(exit)).toBe(true)

@@ -175,10 +175,15 @@ export class EmulatorState {
     return { id: `g${++this.grantCounter}`, clientId, scope, scopes: scopeSet(scope), userId }
   }
 
-  issueAccessToken(grant: Grant, scope: string, now: number): { readonly token: string; readonly expiresIn: number } {
+  issueAccessToken(
+    grant: Grant,
+    scope: string,
+    now: number,
+    lifetime?: number
+  ): { readonly token: string; readonly expiresIn: number } {
     this.maybeSweep(now)
     const token = randomToken()
-    const expiresIn = this.config.tokenLifetime
+    const expiresIn = lifetime ?? this.config.tokenLifetime
     const scopes = scope === grant.scope ? grant.scopes : scopeSet(scope)
     this.accessTokens.set(token, { grant, scope, scopes, expiresAt: now + expiresIn * 1000 })
     return { token, expiresIn }

@@ -32,9 +32,13 @@ export const signIn = (state: EmulatorState, options: SignInOptions): Effect.Eff
           : options.scope.join(" ")
     const parsed = parseScope(raw)
     if ("invalid" in parsed) return invalid(`unknown scope ${parsed.invalid}`)
+    const lifetime = options.expiresIn
+    if (lifetime !== undefined && !(Number.isInteger(lifetime) && lifetime >= 0 && lifetime <= 31_536_000)) {
+      return invalid(`expiresIn must be a whole number of seconds, got ${String(lifetime)}`)
+    }
     return Effect.map(Clock.currentTimeMillis, (now) => {
       const grant = state.newGrant(clientId, parsed.scope, userId)
-      const access = state.issueAccessToken(grant, grant.scope, now)
+      const access = state.issueAccessToken(grant, grant.scope, now, lifetime)
       return {
         access_token: access.token,
         refresh_token: state.issueRefreshToken(grant),
