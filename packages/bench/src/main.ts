@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --out FILE] [-- --only 1,3]`: the eight benchmark parts, a table per part, a
+ * `npm run bench [-- --quick] [-- --out FILE] [-- --only 1,3]`: the nine benchmark parts, a table per part, a
  * summary of the targets, and the JSON (`results/latest.json` for a full run; a quick run writes only with `--out`).
  * Every figure is a ratio against something measured in the same run.
  */
@@ -16,6 +16,7 @@ import type { Settings } from "./internal/harness.js"
 import { machine, waitForQuiet } from "./internal/machine.js"
 import { cachedEffect } from "./internal/parts/cachedEffect.js"
 import { cachedPromise } from "./internal/parts/cachedPromise.js"
+import { expiryUnderLoad } from "./internal/parts/expiryUnderLoad.js"
 import { fleet } from "./internal/parts/fleet.js"
 import { herd } from "./internal/parts/herd.js"
 import { memory } from "./internal/parts/memory.js"
@@ -63,7 +64,8 @@ const PARTS: ReadonlyArray<readonly [number, (context: Context) => Promise<PartR
   [5, memory],
   [6, peers],
   [7, startup],
-  [8, fleet]
+  [8, fleet],
+  [9, expiryUnderLoad]
 ]
 
 const { values } = parseArgs({
