@@ -6,6 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Duration, Effect, Exit, Fiber, Layer, Logger, Option, Ref, TestClock } from "effect"
 import { ClientCredentials, ConfigurationError, TokenProvider } from "service-sdk"
+import { AsyncClientCredentials } from "service-sdk/promise"
 import { type MockHandler, MockHttpClient, type MockResponse } from "service-sdk/testing"
 import { awaitRequests, credentials, requestCount, setHandler, tokenResponse, value } from "./fixtures.js"
 
@@ -131,4 +132,32 @@ describe("refreshAhead", () => {
       }
     })
   )
+})
+
+describe("refreshAhead in the Promise facade", () => {
+  it("the synchronous cached path leaves the window to getAccessToken, which starts the renewal; nobody waits", async () => {
+    let calls = 0
+    const handler: MockHandler = () => {
+      calls++
+      // tok-1 lives 3 s (stale at 2 s with skew 1 s; ahead from 0.5 s); the renewal answers after 300 ms
+      return calls === 1
+        ? tokenResponse("tok-1", { expires_in: 3 })
+        : Effect.delay(Effect.succeed(tokenResponse(`tok-${calls}`)), "300 millis")
+    }
+    await using auth = new AsyncClientCredentials({
+      ...credentials,
+      skew: "1 second",
+      refreshAhead: "1500 millis",
+      httpClient: MockHttpClient.layer(handler)
+    })
+    expect(await auth.getAccessToken()).toBe("tok-1")
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    expect(await auth.getAccessToken()).toBe("tok-1")
+    expect(await auth.getAccessToken()).toBe("tok-1")
+    // tok-1, not tok-2: these callers were not made to wait for the renewal they started
+    expect(calls).toBe(2)
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    expect(await auth.getAccessToken()).toBe("tok-2")
+    expect(calls).toBe(2)
+  })
 })
