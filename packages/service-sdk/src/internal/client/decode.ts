@@ -22,23 +22,40 @@ const hasOwn = Object.prototype.hasOwnProperty
 const isRecord = (input: unknown): input is Record<PropertyKey, unknown> =>
   typeof input === "object" && input !== null && !Array.isArray(input)
 
-const compileTypeLiteral = (ast: AST.TypeLiteral): Decode | undefined => {
+type Step = (o: Option.Option<unknown>) => Option.Option<unknown>
+
+/**
+ * A struct, in one pass: each property validated (as Effect, not `exact`: a missing required key is parsed as
+ * `undefined`), then, when `steps` has one for it, its property transformation applied (what Effect's
+ * `TypeLiteralTransformation` does after building the object, without deleting and re-adding keys).
+ */
+const compileTypeLiteral = (
+  ast: AST.TypeLiteral,
+  steps: ReadonlyMap<PropertyKey, Step> = new Map()
+): Decode | undefined => {
   if (ast.indexSignatures.length > 0) return undefined
-  const fields: Array<readonly [PropertyKey, Decode, boolean]> = []
+  const fields: Array<readonly [PropertyKey, Decode, boolean, Step | undefined]> = []
   for (const ps of ast.propertySignatures) {
     const decode = compile(ps.type)
     if (decode === undefined) return undefined
-    fields.push([ps.name, decode, ps.isOptional])
+    fields.push([ps.name, decode, ps.isOptional, steps.get(ps.name)])
   }
   return (input) => {
     if (!isRecord(input)) return FAIL
     const output: Record<PropertyKey, unknown> = {}
-    for (const [name, decode, optional] of fields) {
-      // as Effect (not `exact`): a missing required key is parsed as `undefined`
-      if (!hasOwn.call(input, name) && optional) continue
-      const value = decode(input[name])
-      if (value === FAIL) return FAIL
-      output[name] = value
+    for (const [name, decode, optional, step] of fields) {
+      const present = hasOwn.call(input, name) || !optional
+      let value: unknown
+      if (present) {
+        value = decode(input[name])
+        if (value === FAIL) return FAIL
+      }
+      if (step === undefined) {
+        if (present) output[name] = value
+        continue
+      }
+      const next = step(present ? Option.some(value) : Option.none())
+      if (Option.isSome(next)) output[name] = next.value
     }
     return output
   }
@@ -46,10 +63,19 @@ const compileTypeLiteral = (ast: AST.TypeLiteral): Decode | undefined => {
 
 const compileTransformation = (ast: AST.Transformation): Decode | undefined => {
   if (ast.transformation._tag !== "TypeLiteralTransformation") return undefined
-  const from = compile(ast.from)
   // The `to` side is checked to be one we understand; it is not run again (its values are decoded already).
-  if (from === undefined || compile(ast.to) === undefined) return undefined
+  if (compile(ast.to) === undefined) return undefined
   const steps = ast.transformation.propertySignatureTransformations
+  // The usual shape (`optionalWith` fields of a `Struct`): steps that keep their key, on a plain struct.
+  const from0 = ast.from
+  if (
+    from0._tag === "TypeLiteral" &&
+    steps.every((step) => step.from === step.to && from0.propertySignatures.some((ps) => ps.name === step.from))
+  ) {
+    return compileTypeLiteral(from0, new Map(steps.map((step) => [step.from, step.decode])))
+  }
+  const from = compile(ast.from)
+  if (from === undefined) return undefined
   return (input) => {
     const output = from(input)
     if (output === FAIL) return FAIL
