@@ -310,10 +310,12 @@ export const make = (
     })
   }
 
-  const execute = (request: HttpClientRequest.HttpClientRequest) =>
+  /** A 401 answered with `first.used`: one forced refresh and one more round. */
+  const unauthorized = (
+    request: HttpClientRequest.HttpClientRequest,
+    first: Answer & { readonly used: Redacted.Redacted<string> }
+  ) =>
     Effect.gen(function* () {
-      const first = yield* round(request, tokens.getAccessToken)
-      if (first.response.status !== 401 || first.used === undefined) return first.response
       const payload = yield* errorPayload(first.response, bodyTimeout)
       if (tokens.forceRefresh === undefined) return yield* rejected(request, payload, false)
       yield* Effect.logDebug(`${describe(request)}: answered 401, forcing one token refresh`)
@@ -322,6 +324,14 @@ export const make = (
       if (second.response.status !== 401) return second.response
       return yield* rejected(request, yield* errorPayload(second.response, bodyTimeout), true)
     })
+
+  // no generator on the way of an ordinary answer
+  const execute = (request: HttpClientRequest.HttpClientRequest) =>
+    Effect.flatMap(round(request, tokens.getAccessToken), (first) =>
+      first.response.status !== 401 || first.used === undefined
+        ? Effect.succeed(first.response)
+        : unauthorized(request, { response: first.response, used: first.used })
+    )
 
   return HttpClient.makeWith(
     (request: Effect.Effect<HttpClientRequest.HttpClientRequest>) => Effect.flatMap(request, execute),
