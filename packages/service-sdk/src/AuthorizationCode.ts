@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ENV, normalizeScope, optionOrEnv, secretValue } from "./internal/config.js"
+import { maskUrlCredentials } from "./internal/redact.js"
 import * as Provider from "./internal/provider.js"
 import { RefreshRejected } from "./internal/singleFlight.js"
 import { generateState } from "./internal/local/state.js"
@@ -143,6 +144,7 @@ export const parseResponseUrl = (
   url: string,
   options: { readonly expectedState?: string | undefined } = {}
 ): Effect.Effect<string, AuthenticationError> => {
+  if (typeof url !== "string") return Effect.fail(authFailure("the authorization response must be a URL string"))
   const query = (() => {
     const trimmed = url.trim()
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
@@ -192,7 +194,7 @@ export const make = (
     const redirectUri = Option.getOrUndefined(yield* optionOrEnv(options.redirectUri, ENV.redirectUri))
     if (redirectUri !== undefined && !URL.canParse(redirectUri)) {
       return yield* new ConfigurationError({
-        message: `redirectUri is not a valid URL: ${JSON.stringify(redirectUri)}`
+        message: `redirectUri is not a valid URL: ${maskUrlCredentials(JSON.stringify(redirectUri))}`
       })
     }
     const bootstrap = secretValue(options.refreshToken)
@@ -278,6 +280,9 @@ export const make = (
       code: string,
       exchangeOptions: ExchangeCodeOptions = {}
     ) {
+      if (typeof code !== "string") {
+        return yield* new ConfigurationError({ message: "the authorization code must be a string" })
+      }
       if (code.trim() === "") return yield* new ConfigurationError({ message: "the authorization code is empty" })
       const verifier = secretValue(exchangeOptions.codeVerifier)
       if (verifier !== undefined && verifier.trim() === "") {

@@ -395,8 +395,8 @@ describe("authorizeLocal: the loopback flow", () => {
       yield* withProvider(
         `http://127.0.0.1:${port}/callback`,
         Effect.gen(function* () {
-          const { fiber } = yield* start()
-          const page = yield* get(callbackUrl(port, { error: "<script>alert(1)</script>" }))
+          const { fiber, state } = yield* start()
+          const page = yield* get(callbackUrl(port, { error: "<script>alert(1)</script>", state }))
           expect(page.status).toBe(400)
           expect(page.body).not.toContain("<script>")
           expect(page.body).toContain("&lt;script&gt;alert(1)&lt;/script&gt;")
@@ -407,24 +407,29 @@ describe("authorizeLocal: the loopback flow", () => {
     })
   )
 
-  it.live("a wrong state: 400 page, AuthenticationError without either state in it, no exchange", () =>
+  it.live("a wrong or missing state: 400 page naming the state, ignored (no exchange), the flow keeps waiting", () =>
     Effect.gen(function* () {
       const port = yield* freePort
       yield* withProvider(
         `http://127.0.0.1:${port}/callback`,
         Effect.gen(function* () {
           const { fiber, state } = yield* start()
-          const page = yield* get(callbackUrl(port, { code: "stolen-code", state: "forged-state" }))
-          expect(page.status).toBe(400)
-          expect(page.body).toContain("state")
-          const error = failureOf(yield* Fiber.await(fiber))
-          expect(error).toBeInstanceOf(AuthenticationError)
-          expect(error.message).toContain("state")
-          for (const secret of [state, "forged-state", "stolen-code"]) {
-            expect(error.message).not.toContain(secret)
-            expect(page.body).not.toContain(secret)
+          const forged = [
+            { code: "stolen-code", state: "forged-state" },
+            { code: "stolen-code" },
+            { error: "access_denied", error_description: "\u001b[2Jpwned", state: "forged-state" },
+            { error: "access_denied" }
+          ]
+          for (const params of forged) {
+            const page = yield* get(callbackUrl(port, params))
+            expect(page.status).toBe(400)
+            expect(page.body).toContain("state")
+            for (const secret of [state, "forged-state", "stolen-code"]) expect(page.body).not.toContain(secret)
           }
+          expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
           expect(yield* (yield* MockHttpClient).requests).toHaveLength(0)
+          expect((yield* get(callbackUrl(port, { code: "the-code", state }))).status).toBe(200)
+          yield* Fiber.join(fiber)
         })
       )
     })

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ConfigurationError } from "../ServiceError.js"
+import { maskUrlCredentials } from "./redact.js"
 
 export const DEFAULT_AUTH_URL = "https://accounts.service.example"
 export const DEFAULT_API_URL = "https://api.service.example/v1"
@@ -81,7 +82,9 @@ export const parseBaseUrl = (value: string, option: string): Effect.Effect<strin
   try {
     url = new URL(value)
   } catch {
-    return Effect.fail(new ConfigurationError({ message: `${option} is not a valid URL: ${JSON.stringify(value)}` }))
+    return Effect.fail(
+      new ConfigurationError({ message: `${option} is not a valid URL: ${maskUrlCredentials(JSON.stringify(value))}` })
+    )
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return Effect.fail(
@@ -111,27 +114,137 @@ export const normalizeScope = (scope: string | ReadonlyArray<string> | undefined
   return joined === "" ? undefined : joined
 }
 
+const invalid = (message: string) => new ConfigurationError({ message })
+
+/** What a plain-JS caller passed, for a message: the type and, for numbers, the value (never a string's content). */
+const describeValue = (value: unknown): string =>
+  typeof value === "number" || typeof value === "bigint" || typeof value === "boolean"
+    ? String(value)
+    : value === null
+      ? "null"
+      : Array.isArray(value)
+        ? "an array"
+        : typeof value
+
+/** Whether a duration input is below zero or NaN (Effect's `Duration.decode` would quietly clamp it to zero). */
+const negativeOrNaN = (value: unknown): boolean => {
+  if (typeof value === "number") return Number.isNaN(value) || value < 0
+  if (typeof value === "bigint") return value < 0n
+  if (typeof value === "string") return /^\s*-/.test(value)
+  if (Array.isArray(value)) return value.some((part) => typeof part !== "number" || Number.isNaN(part) || part < 0)
+  return false
+}
+
+const decodeDuration = (
+  value: unknown,
+  option: string,
+  expected: string
+): Effect.Effect<Duration.Duration, ConfigurationError> => {
+  if (negativeOrNaN(value)) return Effect.fail(invalid(`${option} must be ${expected}, got ${describeValue(value)}`))
+  return Option.match(Duration.decodeUnknown(value), {
+    onNone: () =>
+      Effect.fail(
+        invalid(`${option} is not a valid duration (${expected}, e.g. "30 seconds" or milliseconds as a number)`)
+      ),
+    onSome: (duration) =>
+      Duration.isFinite(duration) ? Effect.succeed(duration) : Effect.fail(invalid(`${option} must be finite`))
+  })
+}
+
+/**
+ * A duration option that must be longer than zero (timeouts, `maxRetryAfter`, `refreshAhead`): negative, zero, NaN,
+ * infinite or unreadable values are a ConfigurationError naming the option, never clamped (DESIGN §4).
+ */
 export const positiveDuration = (
   value: Duration.DurationInput | undefined,
   fallback: Duration.DurationInput,
   option: string
-): Effect.Effect<Duration.Duration, ConfigurationError> => {
-  const decoded = Duration.decodeUnknown(value ?? fallback)
-  return Option.match(decoded, {
-    onNone: () => Effect.fail(new ConfigurationError({ message: `${option} is not a valid duration` })),
-    onSome: (duration) =>
-      Duration.isFinite(duration)
-        ? Effect.succeed(duration)
-        : Effect.fail(new ConfigurationError({ message: `${option} must be finite` }))
-  })
-}
+): Effect.Effect<Duration.Duration, ConfigurationError> =>
+  Effect.filterOrFail(
+    decodeDuration(value ?? fallback, option, "a positive duration"),
+    (duration) => Duration.greaterThan(duration, Duration.zero),
+    () => invalid(`${option} must be a positive duration, got zero`)
+  )
+
+/** A duration option where zero is meaningful (`skew: 0` uses a token until it expires); negative or NaN is not. */
+export const nonNegativeDuration = (
+  value: Duration.DurationInput | undefined,
+  fallback: Duration.DurationInput,
+  option: string
+): Effect.Effect<Duration.Duration, ConfigurationError> =>
+  decodeDuration(value ?? fallback, option, "zero or a positive duration")
+
+/** An optional string option from plain JS: a non-string is a ConfigurationError naming it, not a TypeError later. */
+export const optionalString = (
+  value: unknown,
+  option: string
+): Effect.Effect<string | undefined, ConfigurationError> =>
+  value === undefined || typeof value === "string"
+    ? Effect.succeed(value)
+    : Effect.fail(invalid(`${option} must be a string, got ${describeValue(value)}`))
+
+/** An optional secret option: a string or a `Redacted` string. */
+export const optionalSecret = (
+  value: unknown,
+  option: string
+): Effect.Effect<string | Redacted.Redacted<string> | undefined, ConfigurationError> =>
+  Redacted.isRedacted(value)
+    ? typeof Redacted.value(value) === "string"
+      ? Effect.succeed(value as Redacted.Redacted<string>)
+      : Effect.fail(invalid(`${option} must be a string or a Redacted string`))
+    : value === undefined || typeof value === "string"
+      ? Effect.succeed(value)
+      : Effect.fail(invalid(`${option} must be a string or a Redacted string, got ${describeValue(value)}`))
+
+/** An optional scope option: a string or a list of strings. */
+export const optionalScope = (
+  value: unknown,
+  option = "scope"
+): Effect.Effect<string | ReadonlyArray<string> | undefined, ConfigurationError> =>
+  value === undefined ||
+  typeof value === "string" ||
+  (Array.isArray(value) && value.every((part) => typeof part === "string"))
+    ? Effect.succeed(value as string | ReadonlyArray<string> | undefined)
+    : Effect.fail(invalid(`${option} must be a string or a list of strings, got ${describeValue(value)}`))
+
+/** An optional boolean option from plain JS. */
+export const optionalBoolean = (
+  value: unknown,
+  option: string
+): Effect.Effect<boolean | undefined, ConfigurationError> =>
+  value === undefined || typeof value === "boolean"
+    ? Effect.succeed(value)
+    : Effect.fail(invalid(`${option} must be true or false, got ${describeValue(value)}`))
+
+/** The string options every provider shares, checked before anything reads them. */
+export const checkProviderOptions = (options: {
+  readonly clientId?: unknown
+  readonly clientSecret?: unknown
+  readonly scope?: unknown
+  readonly authUrl?: unknown
+  readonly redirectUri?: unknown
+  readonly refreshToken?: unknown
+  readonly publicClient?: unknown
+}): Effect.Effect<void, ConfigurationError> =>
+  Effect.all(
+    [
+      optionalString(options.clientId, "clientId"),
+      optionalSecret(options.clientSecret, "clientSecret"),
+      optionalScope(options.scope),
+      optionalString(options.authUrl, "authUrl"),
+      optionalString(options.redirectUri, "redirectUri"),
+      optionalSecret(options.refreshToken, "refreshToken"),
+      optionalBoolean(options.publicClient, "publicClient")
+    ],
+    { discard: true }
+  )
 
 export const retryCount = (
   value: number | undefined,
   option = "maxRetries"
 ): Effect.Effect<number, ConfigurationError> => {
-  const count = value ?? 3
-  return Number.isInteger(count) && count >= 0 && count <= 20
+  const count: unknown = value ?? 3
+  return typeof count === "number" && Number.isInteger(count) && count >= 0 && count <= 20
     ? Effect.succeed(count)
-    : Effect.fail(new ConfigurationError({ message: `${option} must be a whole number from 0 to 20, got ${count}` }))
+    : Effect.fail(invalid(`${option} must be a whole number from 0 to 20, got ${describeValue(count)}`))
 }

@@ -12,7 +12,15 @@ import { type AuthenticationError, ConfigurationError, type TransportError } fro
 import * as TokenCache from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
 import type { TokenProviderService } from "../TokenProvider.js"
-import { normalizeScope, positiveDuration, resolveCredentials, resolveUrl, retryCount } from "./config.js"
+import {
+  checkProviderOptions,
+  nonNegativeDuration,
+  normalizeScope,
+  positiveDuration,
+  resolveCredentials,
+  resolveUrl,
+  retryCount
+} from "./config.js"
 import * as SingleFlight from "./singleFlight.js"
 import * as TokenEndpoint from "./tokenEndpoint.js"
 
@@ -52,11 +60,12 @@ export interface ResolvedProvider {
 
 export const resolve = (options: ProviderOptions & { readonly publicClient?: boolean | undefined }) =>
   Effect.gen(function* () {
+    yield* checkProviderOptions(options)
     const { clientId, clientSecret } = yield* resolveCredentials(options)
     const authUrl = yield* resolveUrl(options.authUrl, "authUrl")
     const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")
     const maxRetries = yield* retryCount(options.maxRetries)
-    const skew = yield* positiveDuration(options.skew, "30 seconds", "skew")
+    const skew = yield* nonNegativeDuration(options.skew, "30 seconds", "skew")
     const refreshAhead = yield* refreshAheadOption(options.refreshAhead)
     const httpClient = yield* HttpClient.HttpClient
     const cache = options.tokenCache ?? (yield* TokenCache.memory())

@@ -37,3 +37,57 @@ export const safeCause = (u: unknown): Error => {
 /** `abcd…wxyz`: enough of a token to tell two apart, never enough to use. */
 export const maskToken = (token: string): string =>
   token.length <= 12 ? "…" : `${token.slice(0, 4)}…${token.slice(-4)}`
+
+/** Shorter values are not masked: they would match ordinary words (and no real secret is that short). */
+const MIN_SECRET_LENGTH = 4
+
+/**
+ * The forms a secret can take when a server echoes a request back: as is, form-encoded (`+` for spaces),
+ * percent-encoded, JSON-escaped, and base64 (of the value and, for a Basic credential, of `id:secret`).
+ */
+const variantsOf = (secret: string): ReadonlyArray<string> => {
+  const formEncoded = new URLSearchParams({ v: secret }).toString().slice(2)
+  const variants = [
+    secret,
+    formEncoded,
+    encodeURIComponent(secret),
+    JSON.stringify(secret).slice(1, -1),
+    Buffer.from(secret, "utf8").toString("base64").replace(/=+$/, ""),
+    Buffer.from(secret, "utf8").toString("base64url")
+  ]
+  return [...new Set(variants)].filter((variant) => variant.length >= MIN_SECRET_LENGTH)
+}
+
+/**
+ * `text` with every known secret value masked as `[redacted]` (the client secret, the Basic credential, access and
+ * refresh tokens, the code, the PKCE verifier): for server-supplied text (`error_description`, API error messages)
+ * before it reaches an error, a log line or a span, since a server may reflect the request (DESIGN §4).
+ */
+export const maskSecrets = (text: string, knownSecrets: ReadonlyArray<string | undefined>): string => {
+  const variants = knownSecrets
+    .flatMap((secret) => (secret === undefined ? [] : variantsOf(secret)))
+    .sort((a, b) => b.length - a.length)
+  let masked = text
+  for (const variant of variants) masked = masked.split(variant).join("[redacted]")
+  return masked
+}
+
+/** `scheme://user:password@host` → `scheme://[redacted]@host` anywhere in `text` (URLs in messages). */
+export const maskUrlCredentials = (text: string): string =>
+  text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#@\s"]*@/gi, "$1[redacted]@")
+
+/** A decoded JSON value with {@link maskSecrets} applied to every string in it (server-supplied error payloads). */
+export const maskJson = (value: unknown, knownSecrets: ReadonlyArray<string | undefined>): unknown => {
+  if (value === undefined) return undefined
+  try {
+    return JSON.parse(maskSecrets(JSON.stringify(value), knownSecrets))
+  } catch {
+    return undefined
+  }
+}
+
+/** The bearer token an outgoing request carries, if any: the secret an API answer to it may echo. */
+export const bearerOf = (headers: Readonly<Record<string, string>>): string | undefined => {
+  const value = headers.authorization
+  return value !== undefined && /^bearer\s+/i.test(value) ? value.replace(/^bearer\s+/i, "") : undefined
+}

@@ -14,8 +14,9 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { AuthenticationError, type ErrorPayload, TransportError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
-import { describeCause, safeCause } from "./redact.js"
+import { describeCause, maskSecrets, safeCause } from "./redact.js"
 import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
+import { withSafeSpans } from "./safeSpans.js"
 
 export type Grant =
   | { readonly grant_type: "client_credentials"; readonly scope?: string | undefined }
@@ -158,11 +159,23 @@ const rejected = (status: number, payload: ErrorPayload | undefined) =>
     payload
   })
 
+/** The payload with every known secret of the request masked in its text (a server may echo the request). */
+const maskPayload = (payload: ErrorPayload | undefined, secrets: ReadonlyArray<string>): ErrorPayload | undefined =>
+  payload === undefined
+    ? undefined
+    : (Object.fromEntries(
+        Object.entries(payload).map(([key, value]) => [
+          key,
+          typeof value === "string" ? maskSecrets(value, secrets) : value
+        ])
+      ) as unknown as ErrorPayload)
+
 /** Turns one token-endpoint answer into a token, a final error, or a {@link Retryable} one. */
 const interpret = (
   response: HttpClientResponse.HttpClientResponse,
   text: string,
-  requestedScope: string | undefined
+  requestedScope: string | undefined,
+  secrets: ReadonlyArray<string>
 ): Effect.Effect<TokenInfo, AuthenticationError | TransportError | Retryable<TransportError>> =>
   Effect.gen(function* () {
     const status = response.status
@@ -197,21 +210,29 @@ const interpret = (
       })
       return yield* waitTooLong ? Effect.fail(error) : Effect.fail(new Retryable(error, retryAfter))
     }
-    return yield* rejected(status, Option.getOrUndefined(Option.map(body, oauthErrorPayload)))
+    return yield* rejected(status, maskPayload(Option.getOrUndefined(Option.map(body, oauthErrorPayload)), secrets))
   })
 
 /** Binds the exchange to a configuration and an `HttpClient`. */
 export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpClient): TokenEndpoint => {
   const url = `${config.authUrl}/api/token`
   const authentication = clientAuthentication(config.clientId, config.clientSecret)
+  const client = withSafeSpans(httpClient)
+  // The Basic credential (its base64 and the decoded `id:secret`) on top of each value the request carries.
+  const basic = authentication.headers.authorization?.slice("Basic ".length)
+  const credentialSecrets =
+    basic === undefined ? [] : [basic, Buffer.from(basic, "base64").toString("utf8"), `Basic ${basic}`]
   return (grant) => {
+    const secrets = [...credentialSecrets, ...requestSecrets(grant, config.clientSecret)]
     const request = HttpClientRequest.post(url).pipe(
       HttpClientRequest.setHeaders({ ...authentication.headers, accept: "application/json" }),
       HttpClientRequest.bodyUrlParams({ ...grantParameters(grant), ...authentication.body })
     )
     const requestedScope = grant.grant_type === "authorization_code" ? undefined : grant.scope
-    const attempt = httpClient.execute(request).pipe(
-      Effect.flatMap((response) => Effect.flatMap(response.text, (text) => interpret(response, text, requestedScope))),
+    const attempt = client.execute(request).pipe(
+      Effect.flatMap((response) =>
+        Effect.flatMap(response.text, (text) => interpret(response, text, requestedScope, secrets))
+      ),
       Effect.catchTags({
         RequestError: (cause) =>
           Effect.fail(

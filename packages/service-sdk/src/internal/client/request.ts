@@ -12,7 +12,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
 import { ApiError, TransportError } from "../../ServiceError.js"
-import { describeCause, safeCause } from "../redact.js"
+import { bearerOf, describeCause, maskJson, safeCause } from "../redact.js"
 import { isAttemptTimeout } from "./attemptBound.js"
 import { apiErrorMessage, parseJson } from "./body.js"
 import { decoder } from "./decode.js"
@@ -90,7 +90,9 @@ export const make = (http: HttpClient.HttpClient.With<PolicyError>, timeout: Dur
         )
       )
       if (status < 200 || status >= 300) {
-        const payload = Option.getOrUndefined(parseJson(text))
+        // The API may echo the request: its bearer token never reaches the error.
+        const secrets = [bearerOf(response.request.headers)]
+        const payload = maskJson(Option.getOrUndefined(parseJson(text)), secrets)
         const detail = apiErrorMessage(payload)
         return yield* new ApiError({
           message: `${label} failed with ${status}${detail !== undefined ? `: ${detail}` : ""}`,

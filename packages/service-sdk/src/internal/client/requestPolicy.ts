@@ -24,7 +24,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 import {
   AuthenticationError,
   type ErrorPayload,
@@ -32,7 +32,7 @@ import {
   type TokenCacheError,
   TransportError
 } from "../../ServiceError.js"
-import { describeCause, safeCause } from "../redact.js"
+import { describeCause, maskJson, safeCause } from "../redact.js"
 import { parseRetryAfter, Retryable, withRetries } from "../retry.js"
 import * as AttemptBound from "./attemptBound.js"
 import { type Bound, isAttemptTimeout, isConnected } from "./attemptBound.js"
@@ -291,8 +291,14 @@ export const make = (
     )
   }
 
-  const rejected = (request: HttpClientRequest.HttpClientRequest, payload: unknown, refreshed: boolean) => {
-    const detail = apiErrorMessage(payload)
+  const rejected = (
+    request: HttpClientRequest.HttpClientRequest,
+    payload: unknown,
+    refreshed: boolean,
+    used: ReadonlyArray<Redacted.Redacted<string>>
+  ) => {
+    // The API may echo the request: the bearer tokens it was sent never reach the error.
+    const detail = apiErrorMessage(maskJson(payload, used.map(Redacted.value)))
     return new AuthenticationError({
       message: `the API rejected the access token (401 on ${describe(request)})${
         refreshed
@@ -317,12 +323,13 @@ export const make = (
   ) =>
     Effect.gen(function* () {
       const payload = yield* errorPayload(first.response, bodyTimeout)
-      if (tokens.forceRefresh === undefined) return yield* rejected(request, payload, false)
+      if (tokens.forceRefresh === undefined) return yield* rejected(request, payload, false, [first.used])
       yield* Effect.logDebug(`${describe(request)}: answered 401, forcing one token refresh`)
       const fresh = yield* tokens.forceRefresh(first.used)
       const second = yield* round(request, Effect.succeed(fresh))
       if (second.response.status !== 401) return second.response
-      return yield* rejected(request, yield* errorPayload(second.response, bodyTimeout), true)
+      const used = second.used === undefined ? [first.used, fresh] : [first.used, fresh, second.used]
+      return yield* rejected(request, yield* errorPayload(second.response, bodyTimeout), true, used)
     })
 
   // no generator on the way of an ordinary answer

@@ -6,6 +6,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import type { ServiceClientOptions, ServiceClientService } from "../../ServiceClient.js"
 import { positiveDuration, resolveUrl, retryCount } from "../config.js"
+import { withSafeSpans } from "../safeSpans.js"
 import * as Request from "./request.js"
 import * as RequestPolicy from "./requestPolicy.js"
 import * as Resources from "./resources.js"
@@ -22,7 +23,7 @@ export const resolveOptions = (options: ServiceClientOptions) =>
 export const make = (options: ServiceClientOptions, tokens: RequestPolicy.TokenSource) =>
   Effect.gen(function* () {
     const config = yield* resolveOptions(options)
-    const http = RequestPolicy.make(config, tokens, yield* HttpClient.HttpClient)
+    const http = RequestPolicy.make(config, tokens, withSafeSpans(yield* HttpClient.HttpClient))
     const request = Request.make(http, config.timeout)
     return { http, request, ...Resources.make(request) } satisfies ServiceClientService
   })

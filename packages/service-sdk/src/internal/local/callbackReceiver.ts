@@ -1,7 +1,9 @@
 /**
- * Receiving the authorization response (RFC 6749 §4.1.2) on the loopback server: the first request to the callback
- * path decides. A valid one hands over its code and keeps its browser tab waiting for the final page; an `error`,
- * a missing code or a state mismatch gets a 400 page and fails the flow. Other paths get 404; later callbacks 409.
+ * Receiving the authorization response (RFC 6749 §4.1.2) on the loopback server. A callback without the expected
+ * `state` gets a 400 page and is ignored: any web page can reach the (known) port, so only a request carrying the
+ * state the authorization server echoes may end the flow (RFC 6749 §10.12). The first callback with the state
+ * decides: a valid one hands over its code and keeps its browser tab waiting for the final page; an `error` or a
+ * missing code gets a 400 page and fails the flow. Other paths get 404; later callbacks 409.
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -11,7 +13,14 @@ import type * as Http from "node:http"
 import { parseResponseUrl } from "../../AuthorizationCode.js"
 import type { AuthenticationError, ConfigurationError } from "../../ServiceError.js"
 import * as LoopbackServer from "./loopbackServer.js"
-import { alreadyReceivedPage, failurePageFor, methodNotAllowedPage, notFoundPage, type Page } from "./pages.js"
+import {
+  alreadyReceivedPage,
+  failurePage,
+  failurePageFor,
+  methodNotAllowedPage,
+  notFoundPage,
+  type Page
+} from "./pages.js"
 import type { LoopbackRedirect } from "./redirectUri.js"
 
 /** A valid callback: its code, and how to answer the browser once the code is exchanged. */
@@ -52,7 +61,17 @@ export const receive = (
         if (request.method !== "GET") {
           return yield* LoopbackServer.send(response, methodNotAllowedPage(), { allow: "GET" })
         }
-        // The first callback decides, valid or not; RFC 6749 §10.12 leaves no second chance after a bad state.
+        if (url.searchParams.get("state") !== expectedState) {
+          yield* Effect.logDebug("authorizeLocal: ignored a callback without the expected state")
+          return yield* LoopbackServer.send(
+            response,
+            failurePage({
+              error: "invalid_state",
+              description: "This response does not belong to the sign-in in progress."
+            })
+          )
+        }
+        // The first callback with the state decides, valid or not.
         if (yield* Ref.getAndSet(claimed, true)) {
           return yield* LoopbackServer.send(response, alreadyReceivedPage())
         }

@@ -5,6 +5,7 @@
 import * as Effect from "effect/Effect"
 import { ConfigurationError } from "../../ServiceError.js"
 import { ENV } from "../config.js"
+import { maskUrlCredentials } from "../redact.js"
 
 /** Where the loopback server listens and which path it answers. */
 export interface LoopbackRedirect {
@@ -21,7 +22,8 @@ export interface LoopbackRedirect {
 
 const EXAMPLE = "http://127.0.0.1:8080/callback"
 
-const invalid = (message: string) => new ConfigurationError({ message: `authorizeLocal: ${message}` })
+const invalid = (message: string) =>
+  new ConfigurationError({ message: `authorizeLocal: ${maskUrlCredentials(message)}` })
 
 /** The port as written, since `URL` drops a default port (`http://127.0.0.1:80/` has `port === ""`). */
 const explicitPort = (value: string): number | undefined => {

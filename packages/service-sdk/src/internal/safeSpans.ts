@@ -1,0 +1,74 @@
+/**
+ * `http.client` spans that hold nothing secret. The platform's own span ends with the response as its `Exit`, and
+ * that object keeps the raw request (its `Authorization` header) and, once read, the body (a token response's
+ * tokens), which any tracer can read. This wrapper turns the platform span off for the SDK's requests and records
+ * the same span itself: method, URL without credentials, status, redacted headers, and an `Exit` of just the status
+ * (or a safe description of the failure).
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Headers from "@effect/platform/Headers"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import { safeCause } from "./redact.js"
+
+const safeUrl = (raw: string): URL | undefined => {
+  try {
+    const url = new URL(raw)
+    url.username = ""
+    url.password = ""
+    return url
+  } catch {
+    return undefined
+  }
+}
+
+const traced = (client: HttpClient.HttpClient, request: HttpClientRequest.HttpClientRequest) =>
+  Effect.gen(function* () {
+    const url = safeUrl(request.url)
+    const span = yield* Effect.makeSpan(`http.client ${request.method}`, { kind: "client" })
+    span.attribute("http.request.method", request.method)
+    if (url !== undefined) {
+      span.attribute("server.address", url.origin)
+      span.attribute("url.full", url.origin + url.pathname)
+      span.attribute("url.path", url.pathname)
+    }
+    const redactedNames = yield* FiberRef.get(Headers.currentRedactedNames)
+    for (const [name, value] of Object.entries(Headers.redact(request.headers, redactedNames))) {
+      span.attribute(`http.request.header.${name}`, String(value))
+    }
+    // The request object is passed on as is: the client's attempt bound is keyed by it (`client/attemptBound.ts`),
+    // so no trace-context header is added.
+    return yield* client.execute(request).pipe(
+      Effect.withParentSpan(span),
+      Effect.onExit((exit) =>
+        // from the millisecond clock: `TestClock` times may be fractional, which `currentTimeNanos` cannot convert
+        Effect.map(Clock.currentTimeMillis, (millis) => {
+          const endTime = BigInt(Math.round(millis * 1_000_000))
+          if (Exit.isSuccess(exit)) {
+            span.attribute("http.response.status_code", exit.value.status)
+            span.end(endTime, Exit.succeed({ status: exit.value.status }))
+          } else {
+            span.end(endTime, Exit.fail(safeCause(Cause.squash(exit.cause))))
+          }
+        })
+      )
+    )
+  })
+
+/** `client` with the SDK's safe `http.client` span instead of the platform's. */
+export const withSafeSpans = (client: HttpClient.HttpClient): HttpClient.HttpClient => {
+  const untraced = HttpClient.withTracerDisabledWhen(client, () => true)
+  return HttpClient.makeWith(
+    (request: Effect.Effect<HttpClientRequest.HttpClientRequest>) =>
+      Effect.flatMap(request, (req) =>
+        Effect.flatMap(FiberRef.get(FiberRef.currentTracerEnabled), (enabled) =>
+          enabled ? traced(untraced, req) : untraced.execute(req)
+        )
+      ),
+    Effect.succeed
+  )
+}
