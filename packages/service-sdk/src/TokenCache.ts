@@ -21,6 +21,12 @@ export interface TokenCache {
   readonly set: (token: TokenInfo) => Effect.Effect<void, TokenCacheError>
   /** Runs `self` while holding a lock shared by every process using this cache (cross-process single flight). */
   readonly withLock?: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | TokenCacheError, R>
+  /**
+   * Forgets the entry (sign-out). Optional; memory, file and Redis caches have it.
+   *
+   * @since 0.2.0
+   */
+  readonly clear?: Effect.Effect<void, TokenCacheError>
 }
 
 /**
@@ -31,7 +37,8 @@ export interface TokenCache {
 export const memory = (initial?: TokenInfo): Effect.Effect<TokenCache> =>
   Effect.map(Ref.make(Option.fromNullable(initial)), (ref) => ({
     get: Ref.get(ref),
-    set: (token) => Ref.set(ref, Option.some(token))
+    set: (token) => Ref.set(ref, Option.some(token)),
+    clear: Ref.set(ref, Option.none())
   }))
 
 const decodeEntry = Schema.decodeUnknownOption(TokenInfo)
@@ -105,5 +112,19 @@ export const file = (path: string): Effect.Effect<TokenCache, never, FileSystem.
             })
         )
       )
-    return { get, set } satisfies TokenCache
+    // a missing file is already clear
+    const clear = fs.remove(path).pipe(
+      Effect.catchIf(
+        (cause) => cause._tag === "SystemError" && cause.reason === "NotFound",
+        () => Effect.void
+      ),
+      Effect.mapError(
+        (cause) =>
+          new TokenCacheError({
+            message: `cannot remove the token cache file ${path}: ${describeCause(cause)}`,
+            cause: safeCause(cause)
+          })
+      )
+    )
+    return { get, set, clear } satisfies TokenCache
   })

@@ -34,6 +34,8 @@ export {
 } from "./ServiceError.js"
 /** @since 0.1.0 */
 export * as TokenCache from "./TokenCache.js"
+/** @since 0.2.0 */
+export * as TokenStore from "./TokenStore.js"
 /** @since 0.1.0 */
 export { TokenInfo, type TokenInfoJson } from "./TokenInfo.js"
 /** @since 0.1.0 */

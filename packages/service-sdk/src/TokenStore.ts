@@ -1,0 +1,62 @@
+/**
+ * A token cache per user, for servers that sign in many users (`UserTokens`): in memory, or one file per user in a
+ * directory. `RedisTokenStore` in `@service-sdk/redis` shares them across processes.
+ *
+ * @since 0.2.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { createHash } from "node:crypto"
+import * as TokenCache from "./TokenCache.js"
+import type { TokenInfo } from "./TokenInfo.js"
+
+/**
+ * The cache of one user's tokens, by user id. Each id has its own entry; no two ids share one.
+ *
+ * @since 0.2.0
+ */
+export type TokenStore = (userId: string) => TokenCache.TokenCache
+
+/**
+ * Every user's entry in this process's memory (a `Map`); `clear` deletes the user's entry.
+ *
+ * @since 0.2.0
+ */
+export const memory = (): Effect.Effect<TokenStore> =>
+  Effect.sync(() => {
+    const entries = new Map<string, TokenInfo>()
+    return (userId: string): TokenCache.TokenCache => ({
+      get: Effect.sync(() => Option.fromNullable(entries.get(userId))),
+      set: (token) => Effect.sync(() => void entries.set(userId, token)),
+      clear: Effect.sync(() => void entries.delete(userId))
+    })
+  })
+
+/**
+ * The file name of a user's entry: the hex SHA-256 of the id's UTF-16 code units. Fixed length, only `[0-9a-f]`, so
+ * no id (`../x`, `a/b`, `.`, empty, huge, non-ASCII) leaves the directory, and distinct ids get distinct names (UTF-16,
+ * not UTF-8: UTF-8 would map every lone surrogate to U+FFFD, and two ids to one file).
+ *
+ * @since 0.2.0
+ */
+export const fileName = (userId: string): string =>
+  `${createHash("sha256").update(userId, "utf16le").digest("hex")}.json`
+
+/**
+ * One `TokenCache.file` per user in `path` (created with mode 0700; files are 0600, written atomically), named by
+ * {@link fileName}. A missing or unreadable file reads as none; `clear` removes the user's file.
+ *
+ * @since 0.2.0
+ */
+export const directory = (path: string): Effect.Effect<TokenStore, never, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const dir = path.endsWith("/") && path.length > 1 ? path.slice(0, -1) : path
+    // best effort now; each write creates it again if needed (and reports a failure as TokenCacheError)
+    yield* fs.makeDirectory(dir, { recursive: true, mode: 0o700 }).pipe(Effect.ignore)
+    return (userId: string) =>
+      Effect.runSync(
+        TokenCache.file(`${dir}/${fileName(userId)}`).pipe(Effect.provideService(FileSystem.FileSystem, fs))
+      )
+  })
