@@ -5,7 +5,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import type { ServiceClientOptions, ServiceClientService } from "../../ServiceClient.js"
-import { positiveDuration, resolveUrl, retryCount } from "../config.js"
+import { optionalString, positiveDuration, resolveUrl, retryCount } from "../config.js"
 import { withSafeSpans } from "../safeSpans.js"
 import * as Request from "./request.js"
 import * as RequestPolicy from "./requestPolicy.js"
@@ -13,7 +13,7 @@ import * as Resources from "./resources.js"
 
 export const resolveOptions = (options: ServiceClientOptions) =>
   Effect.gen(function* () {
-    const apiUrl = yield* resolveUrl(options.apiUrl, "apiUrl")
+    const apiUrl = yield* Effect.flatMap(optionalString(options.apiUrl, "apiUrl"), (url) => resolveUrl(url, "apiUrl"))
     const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")
     const maxRetries = yield* retryCount(options.maxRetries)
     const maxRetryAfter = yield* positiveDuration(options.maxRetryAfter, "60 seconds", "maxRetryAfter")

@@ -16,7 +16,7 @@ import {
 } from "../../ServiceClient.js"
 import { ConfigurationError } from "../../ServiceError.js"
 import { TokenProvider } from "../../TokenProvider.js"
-import { ENV, secretValue } from "../config.js"
+import { checkProviderOptions, ENV, optionalSecret, secretValue } from "../config.js"
 import type * as Schemas from "../client/schemas.js"
 import type { AsyncOptions, AsyncTokenProvider } from "./asyncProviders.js"
 import * as Runtime from "./runtime.js"
@@ -42,12 +42,42 @@ export interface AsyncServiceClientOptions extends ServiceClientOptions, AsyncOp
  */
 export type AsyncClientCredentialsClientOptions = Omit<AsyncServiceClientOptions, "accessToken" | "authProvider">
 
+const isAsyncProvider = (value: unknown): value is AsyncTokenProvider<any> =>
+  typeof value === "object" &&
+  value !== null &&
+  "service" in value &&
+  typeof value.service === "object" &&
+  value.service !== null &&
+  "getAccessToken" in value.service &&
+  Effect.isEffect(value.service.getAccessToken)
+
 const given = (value: string | Redacted.Redacted<string> | undefined) => (secretValue(value) ?? "").trim() !== ""
 
 /** The one token source of the options, or a ConfigurationError naming the conflict. */
 const tokenLayer = (
   options: AsyncServiceClientOptions
 ): Layer.Layer<ServiceClient, ConfigurationError, HttpClient.HttpClient> => {
+  // plain-JS misuse is a ConfigurationError naming the option, not a TypeError further in
+  const invalid = Runtime.runSyncOrThrow(
+    Effect.either(
+      Effect.all(
+        [
+          optionalSecret(options.accessToken, "accessToken"),
+          options.authProvider === undefined || isAsyncProvider(options.authProvider)
+            ? Effect.void
+            : Effect.fail(
+                new ConfigurationError({
+                  message:
+                    "authProvider must be an AsyncClientCredentials, AsyncAuthorizationCode or another facade provider"
+                })
+              ),
+          checkProviderOptions(options)
+        ],
+        { discard: true }
+      )
+    )
+  )
+  if (invalid._tag === "Left") return Layer.fail(invalid.left)
   const sources = [
     given(options.accessToken) ? "accessToken" : undefined,
     options.authProvider !== undefined ? "authProvider" : undefined,
