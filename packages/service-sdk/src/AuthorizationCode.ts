@@ -12,11 +12,11 @@ import * as Redacted from "effect/Redacted"
 import { ENV, normalizeScope, optionOrEnv, secretValue } from "./internal/config.js"
 import { maskUrlCredentials } from "./internal/redact.js"
 import * as Provider from "./internal/provider.js"
-import { RefreshRejected } from "./internal/singleFlight.js"
+import * as RefreshGrant from "./internal/refreshGrant.js"
 import { generateState } from "./internal/local/state.js"
 import * as Pkce from "./Pkce.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
-import { TokenInfo } from "./TokenInfo.js"
+import type { TokenInfo } from "./TokenInfo.js"
 import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
 
 /**
@@ -200,65 +200,10 @@ export const make = (
     const bootstrap = secretValue(options.refreshToken)
     const initialRefreshToken = bootstrap ? Redacted.make(bootstrap) : undefined
 
-    // Refresh tokens the server answered `invalid_grant` to in this process: never sent again (RFC 6749 §5.2).
-    const rejectedHere = new Set<string>()
-
-    /**
-     * The refresh token to send: the newest one cached, unless it was rejected (by any process: the entry says so),
-     * then the constructor's `refreshToken` if it is another one and was not rejected either.
-     */
-    const chooseRefreshToken = (current: Option.Option<TokenInfo>) => {
-      const cached = Option.getOrUndefined(Option.flatMapNullable(current, (token) => token.refreshToken))
-      const cachedRejected = Option.exists(current, (token) => token.refreshRejected === true)
-      const usable = (token: Redacted.Redacted<string> | undefined) =>
-        token !== undefined && !rejectedHere.has(Redacted.value(token))
-      if (usable(cached) && !cachedRejected) return { token: cached, rejected: false } as const
-      const fallback =
-        initialRefreshToken !== undefined &&
-        usable(initialRefreshToken) &&
-        (cached === undefined || Redacted.value(cached) !== Redacted.value(initialRefreshToken))
-          ? initialRefreshToken
-          : undefined
-      return { token: fallback, rejected: cached !== undefined || rejectedHere.size > 0 } as const
-    }
-
-    // RFC 6749 §6: refresh with the newest refresh token; a response without one keeps it.
-    const refresh = (current: Option.Option<TokenInfo>) => {
-      const { rejected, token: refreshToken } = chooseRefreshToken(current)
-      if (refreshToken === undefined) {
-        return Effect.fail(
-          rejected
-            ? authFailure("the refresh token was rejected (invalid_grant): sign in again", {
-                error: "invalid_grant",
-                error_description: "the refresh token was rejected earlier and is not sent again"
-              })
-            : authFailure("no token: call exchangeCode first (or pass a refreshToken)")
-        )
-      }
-      return resolved.endpoint({ grant_type: "refresh_token", refresh_token: refreshToken }).pipe(
-        Effect.map(
-          (token) =>
-            new TokenInfo({
-              accessToken: token.accessToken,
-              expiresAt: token.expiresAt,
-              refreshToken: token.refreshToken ?? refreshToken,
-              scope: token.scope ?? Option.getOrUndefined(Option.flatMapNullable(current, (t) => t.scope))
-            })
-        ),
-        Effect.catchIf(
-          (error) => error._tag === "AuthenticationError" && error.payload?.error === "invalid_grant",
-          (error) => {
-            rejectedHere.add(Redacted.value(refreshToken))
-            // the entry that held it, marked, so that no process of the fleet sends it again
-            const marked = Option.match(current, {
-              onNone: () => undefined,
-              onSome: (token) => new TokenInfo({ ...token, refreshToken, refreshRejected: true })
-            })
-            return Effect.fail(new RefreshRejected(error as AuthenticationError, marked))
-          }
-        )
-      )
-    }
+    const refresh = RefreshGrant.make(resolved.endpoint, {
+      initialRefreshToken,
+      noTokenMessage: "no token: call exchangeCode first (or pass a refreshToken)"
+    })
     // A shared refresh token is used only under the fleet lock: no renewal while the cache is unreachable.
     const { service, store } = yield* Provider.makeService("AuthorizationCode", resolved, refresh, "fail")
 

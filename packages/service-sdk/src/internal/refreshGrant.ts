@@ -1,0 +1,85 @@
+/**
+ * The refresh token grant (RFC 6749 §6) as a renewal for the single flight: shared by `AuthorizationCode` (one user)
+ * and `UserTokens` (one per user), so the `invalid_grant` rule lives in one place.
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { AuthenticationError } from "../ServiceError.js"
+import { TokenInfo } from "../TokenInfo.js"
+import { RefreshRejected } from "./singleFlight.js"
+import type * as TokenEndpoint from "./tokenEndpoint.js"
+
+export interface Options {
+  /** A refresh token to start from when the cache has none (the constructor's `refreshToken`). */
+  readonly initialRefreshToken?: Redacted.Redacted<string> | undefined
+  /** The AuthenticationError message when there is neither a token nor a refresh token. */
+  readonly noTokenMessage: string
+}
+
+const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
+  new AuthenticationError({ message, payload })
+
+/** A renewal function: each call of `make` has its own memory of rejected refresh tokens. */
+export const make = (endpoint: TokenEndpoint.TokenEndpoint, options: Options) => {
+  const { initialRefreshToken } = options
+  // Refresh tokens the server answered `invalid_grant` to in this process: never sent again (RFC 6749 §5.2).
+  const rejectedHere = new Set<string>()
+
+  /**
+   * The refresh token to send: the newest one cached, unless it was rejected (by any process: the entry says so),
+   * then the constructor's `refreshToken` if it is another one and was not rejected either.
+   */
+  const chooseRefreshToken = (current: Option.Option<TokenInfo>) => {
+    const cached = Option.getOrUndefined(Option.flatMapNullable(current, (token) => token.refreshToken))
+    const cachedRejected = Option.exists(current, (token) => token.refreshRejected === true)
+    const usable = (token: Redacted.Redacted<string> | undefined) =>
+      token !== undefined && !rejectedHere.has(Redacted.value(token))
+    if (usable(cached) && !cachedRejected) return { token: cached, rejected: false } as const
+    const fallback =
+      initialRefreshToken !== undefined &&
+      usable(initialRefreshToken) &&
+      (cached === undefined || Redacted.value(cached) !== Redacted.value(initialRefreshToken))
+        ? initialRefreshToken
+        : undefined
+    return { token: fallback, rejected: cached !== undefined || rejectedHere.size > 0 } as const
+  }
+
+  // RFC 6749 §6: refresh with the newest refresh token; a response without one keeps it.
+  return (current: Option.Option<TokenInfo>) => {
+    const { rejected, token: refreshToken } = chooseRefreshToken(current)
+    if (refreshToken === undefined) {
+      return Effect.fail(
+        rejected
+          ? authFailure("the refresh token was rejected (invalid_grant): sign in again", {
+              error: "invalid_grant",
+              error_description: "the refresh token was rejected earlier and is not sent again"
+            })
+          : authFailure(options.noTokenMessage)
+      )
+    }
+    return endpoint({ grant_type: "refresh_token", refresh_token: refreshToken }).pipe(
+      Effect.map(
+        (token) =>
+          new TokenInfo({
+            accessToken: token.accessToken,
+            expiresAt: token.expiresAt,
+            refreshToken: token.refreshToken ?? refreshToken,
+            scope: token.scope ?? Option.getOrUndefined(Option.flatMapNullable(current, (t) => t.scope))
+          })
+      ),
+      Effect.catchIf(
+        (error) => error._tag === "AuthenticationError" && error.payload?.error === "invalid_grant",
+        (error) => {
+          rejectedHere.add(Redacted.value(refreshToken))
+          // the entry that held it, marked, so that no process of the fleet sends it again
+          const marked = Option.match(current, {
+            onNone: () => undefined,
+            onSome: (token) => new TokenInfo({ ...token, refreshToken, refreshRejected: true })
+          })
+          return Effect.fail(new RefreshRejected(error as AuthenticationError, marked))
+        }
+      )
+    )
+  }
+}
