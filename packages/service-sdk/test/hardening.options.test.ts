@@ -43,7 +43,6 @@ const expectConfigurationError = (error: unknown, mentions: RegExp) => {
   expect((error as ConfigurationError).message).toMatch(mentions)
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: plain-JS misuse on purpose
 const js = (value: unknown): any => value
 
 describe.each(clients)("Promise constructors with the $name", ({ options: client }) => {

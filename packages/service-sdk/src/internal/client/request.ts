@@ -13,6 +13,7 @@ import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
 import { ApiError, TransportError } from "../../ServiceError.js"
 import { bearerOf, describeCause, maskJson, safeCause } from "../redact.js"
+import { bearerSentWith } from "./sanitizedResponse.js"
 import { isAttemptTimeout } from "./attemptBound.js"
 import { apiErrorMessage, parseJson } from "./body.js"
 import { decoder } from "./decode.js"
@@ -91,7 +92,7 @@ export const make = (http: HttpClient.HttpClient.With<PolicyError>, timeout: Dur
       )
       if (status < 200 || status >= 300) {
         // The API may echo the request: its bearer token never reaches the error.
-        const secrets = [bearerOf(response.request.headers)]
+        const secrets = [bearerSentWith(response), bearerOf(response.request.headers)]
         const payload = maskJson(Option.getOrUndefined(parseJson(text)), secrets)
         const detail = apiErrorMessage(payload)
         return yield* new ApiError({

@@ -212,7 +212,7 @@ export const make = (
         const body = yield* Effect.catchAll(response.arrayBuffer, (error) =>
           isAttemptTimeout(error) ? Effect.fail(timedOut(request)) : Effect.succeed(new ArrayBuffer(0))
         )
-        const buffered = bufferedResponse(request, status, response.headers, body)
+        const buffered = bufferedResponse(request, status, response.headers, body, response)
         return yield* Effect.fail(new Retryable(new ServerError(buffered), retryAfter))
       }
       return response

@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Inspectable from "effect/Inspectable"
 import * as Stream from "effect/Stream"
+import { bearerOf } from "../redact.js"
 import { AttemptTimeout, type Bound } from "./attemptBound.js"
 
 class SanitizedResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
@@ -124,16 +125,33 @@ export const sanitizedResponse = (
   request: HttpClientRequest.HttpClientRequest,
   bound?: Bound,
   timeout?: Duration.Duration
-): HttpClientResponse.HttpClientResponse => new SanitizedResponse(response, request, bound, timeout)
+): HttpClientResponse.HttpClientResponse => {
+  const sanitized = new SanitizedResponse(response, request, bound, timeout)
+  const bearer = bearerOf(response.request.headers)
+  if (bearer !== undefined) bearers.set(sanitized, bearer)
+  return sanitized
+}
+
+/** The bearer token each handed-out response was obtained with, kept out of the response object itself. */
+const bearers = new WeakMap<HttpClientResponse.HttpClientResponse, string>()
+
+/** The bearer token `response` was obtained with: the secret an error text in its body must not echo. */
+export const bearerSentWith = (response: HttpClientResponse.HttpClientResponse): string | undefined =>
+  bearers.get(response)
 
 /** A response whose body was read already, for handing out again (a retried 5xx that ran out of retries). */
 export const bufferedResponse = (
   request: HttpClientRequest.HttpClientRequest,
   status: number,
   headers: Readonly<Record<string, string>>,
-  body: ArrayBuffer
-): HttpClientResponse.HttpClientResponse =>
-  HttpClientResponse.fromWeb(
+  body: ArrayBuffer,
+  from?: HttpClientResponse.HttpClientResponse
+): HttpClientResponse.HttpClientResponse => {
+  const buffered = HttpClientResponse.fromWeb(
     request,
     new Response(body.byteLength === 0 ? null : body, { status, headers: Object.entries(headers) })
   )
+  const bearer = from === undefined ? undefined : bearers.get(from)
+  if (bearer !== undefined) bearers.set(buffered, bearer)
+  return buffered
+}
