@@ -100,9 +100,17 @@ export const file = (path: string): Effect.Effect<TokenCache, never, FileSystem.
       Effect.gen(function* () {
         yield* fs.makeDirectory(dir, { recursive: true, mode: 0o700 })
         const tmp = `${path}.${(yield* Effect.random.pipe(Effect.flatMap((r) => r.nextIntBetween(0, 2 ** 31)))).toString(36)}.tmp`
-        yield* fs.writeFileString(tmp, encodeJson(token), { mode: 0o600 })
-        yield* fs.chmod(tmp, 0o600)
-        yield* fs.rename(tmp, path).pipe(Effect.tapError(() => fs.remove(tmp).pipe(Effect.ignore)))
+        // Created exclusively (never through a file or link someone placed there), and removed on any failed
+        // write after it exists (a full disk must not leave empty temp files behind).
+        const removeTmp = fs.remove(tmp).pipe(Effect.ignore)
+        yield* fs
+          .writeFileString(tmp, encodeJson(token), { flag: "wx", mode: 0o600 })
+          .pipe(
+            Effect.tapError((cause) =>
+              cause._tag === "SystemError" && cause.reason === "AlreadyExists" ? Effect.void : removeTmp
+            )
+          )
+        yield* Effect.zipRight(fs.chmod(tmp, 0o600), fs.rename(tmp, path)).pipe(Effect.tapError(() => removeTmp))
       }).pipe(
         Effect.mapError(
           (cause) =>
