@@ -151,10 +151,12 @@ const describe = (request: HttpClientRequest.HttpClientRequest) => `${request.me
 export const make = (
   config: PolicyConfig,
   tokens: TokenSource,
-  httpClient: HttpClient.HttpClient
+  httpClient: HttpClient.HttpClient,
+  /** "timer": the fallback bound (forked timer), as when the platform's registry is not reached; for tests. */
+  bound: "signal" | "timer" = isConnected() ? "signal" : "timer"
 ): HttpClient.HttpClient.With<PolicyError> => {
   const { maxRetryAfter, timeout } = config
-  const connected = isConnected()
+  const connected = bound === "signal"
   // the attempt's bound covers the body already, unless the platform's registry is missing (`attemptBound.ts`)
   const bodyTimeout = connected ? undefined : timeout
 
