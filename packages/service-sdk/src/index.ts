@@ -40,5 +40,7 @@ export * as TokenStore from "./TokenStore.js"
 export { TokenInfo, type TokenInfoJson } from "./TokenInfo.js"
 /** @since 0.1.0 */
 export { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
+/** @since 0.2.0 */
+export { UserTokens, type UserTokensService } from "./UserTokens.js"
 /** @since 0.1.0 */
 export { maskToken } from "./internal/redact.js"

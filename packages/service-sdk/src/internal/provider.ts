@@ -151,5 +151,5 @@ export const makeService = (
       forceRefresh: flight.forceRefresh
     }
     Object.defineProperty(service, PeekSymbol, { value: flight.peek, enumerable: false })
-    return { service, store: (token: TokenInfo) => flight.store(bind(resolved, token)) }
+    return { service, store: (token: TokenInfo) => flight.store(bind(resolved, token)), clear: flight.clear }
   })

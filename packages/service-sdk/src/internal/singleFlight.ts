@@ -46,6 +46,8 @@ export interface SingleFlight {
   readonly forceRefresh: (rejected: Redacted.Redacted<string>) => Effect.Effect<Redacted.Redacted<string>, TokenFailure>
   /** Stores a token obtained elsewhere (a code exchange), under the lock. */
   readonly store: (token: TokenInfo) => Effect.Effect<void, TokenCacheError>
+  /** Forgets the token: the memo, then the cache entry through `clearCache` (sign-out). */
+  readonly clear: (clearCache: Effect.Effect<void, TokenCacheError>) => Effect.Effect<void, TokenCacheError>
   /** The still-valid cached token, read synchronously without running an Effect (the Promise facade's fast path). */
   readonly peek: () => Redacted.Redacted<string> | undefined
 }
@@ -353,7 +355,11 @@ export const make = (options: {
         : undefined
     }
 
-    return { getAccessToken, forceRefresh, store: (token) => lock.withPermits(1)(store(token)), peek }
+    // sign-out: under the lock, so a renewal under way lands before the entry is forgotten, not after
+    const clear = (clearCache: Effect.Effect<void, TokenCacheError>) =>
+      lock.withPermits(1)(Effect.zipRight(Ref.set(memo, Option.none()), clearCache))
+
+    return { getAccessToken, forceRefresh, store: (token) => lock.withPermits(1)(store(token)), clear, peek }
   })
 
 const hasRefreshToken = (entry: Entry) => entry.token.refreshToken !== undefined

@@ -1,0 +1,195 @@
+/**
+ * Many users in one process (a web app): each user's tokens in their own `TokenStore` entry, renewed with the
+ * refresh token grant under that user's own single flight. A user's in-memory state lives in an `RcMap` and is
+ * dropped after `idleTimeToLive` without use, so memory follows active users, not every user ever seen.
+ *
+ * @since 0.2.0
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+import * as RcMap from "effect/RcMap"
+import type * as Scope from "effect/Scope"
+import type * as AuthorizationCode from "./AuthorizationCode.js"
+import type * as TokenCache from "./TokenCache.js"
+import { positiveDuration } from "./internal/config.js"
+import * as Provider from "./internal/provider.js"
+import * as RefreshGrant from "./internal/refreshGrant.js"
+import { ConfigurationError, TokenCacheError } from "./ServiceError.js"
+import { TokenInfo } from "./TokenInfo.js"
+import type { TokenProviderService } from "./TokenProvider.js"
+import type { TokenStore } from "./TokenStore.js"
+
+/**
+ * The options of `AuthorizationCode` (without `tokenCache` and `refreshToken`: each user's come from `store`), plus
+ * the store and how long an unused user's state stays in memory.
+ *
+ * @since 0.2.0
+ */
+export interface Options extends Omit<AuthorizationCode.Options, "tokenCache" | "refreshToken"> {
+  /** Where each user's tokens are kept: `TokenStore.memory()`, `TokenStore.directory(path)`, `RedisTokenStore`. */
+  readonly store: TokenStore
+  /** A user's in-memory state (memo, single flight) is dropped after this long without use (default 5 minutes). */
+  readonly idleTimeToLive?: Duration.DurationInput | undefined
+}
+
+/**
+ * @since 0.2.0
+ */
+export interface UserTokensService {
+  /**
+   * That user's tokens only: `getAccessToken` serves or renews the user's token (one request for all concurrent
+   * callers of that user); a user with no entry gets AuthenticationError "not signed in".
+   */
+  readonly provider: (userId: string) => TokenProviderService
+  /** Keeps a token for the user (e.g. from `completeAuthorization`), bound to this client; replaces the previous one. */
+  readonly signIn: (userId: string, token: TokenInfo) => Effect.Effect<void, TokenCacheError>
+  /**
+   * Forgets the user's tokens: clears the user's entry in the store (TokenCacheError when the store's caches have
+   * no `clear`) and drops the in-memory state. Later calls for that user fail with "not signed in".
+   */
+  readonly signOut: (userId: string) => Effect.Effect<void, TokenCacheError>
+}
+
+const NOT_SIGNED_IN = "not signed in: no token for this user (sign the user in, then UserTokens.signIn)"
+
+/** A user id from plain JS: a non-empty string, else a ConfigurationError (thrown: a programming error). */
+const checkUserId = (userId: unknown): string => {
+  if (typeof userId !== "string" || userId === "") {
+    throw new ConfigurationError({
+      message: `userId must be a non-empty string, got ${typeof userId === "string" ? "an empty string" : typeof userId}`
+    })
+  }
+  return userId
+}
+
+/**
+ * The service in the current scope (users' states live in it). Fails with ConfigurationError on a bad option.
+ *
+ * @since 0.2.0
+ */
+export const make = (
+  options: Options
+): Effect.Effect<UserTokensService, ConfigurationError, HttpClient.HttpClient | Scope.Scope> =>
+  Effect.gen(function* () {
+    if (typeof options?.store !== "function") {
+      return yield* new ConfigurationError({
+        message: "store must be a TokenStore (a function from user id to TokenCache), e.g. TokenStore.memory()"
+      })
+    }
+    const { store } = options
+    const idleTimeToLive = yield* positiveDuration(options.idleTimeToLive, "5 minutes", "idleTimeToLive")
+    // resolved once: credentials, endpoint, skew…; each user gets their own cache and single flight
+    const resolved = yield* Provider.resolve({ ...options, tokenCache: undefined })
+
+    interface UserState {
+      readonly service: TokenProviderService
+      readonly store: (token: TokenInfo) => Effect.Effect<void, TokenCacheError>
+      readonly clear: (clearCache: Effect.Effect<void, TokenCacheError>) => Effect.Effect<void, TokenCacheError>
+      readonly cache: TokenCache.TokenCache
+    }
+    const users = yield* RcMap.make({
+      idleTimeToLive,
+      lookup: (userId: string): Effect.Effect<UserState> => {
+        const cache = store(userId)
+        const renew = RefreshGrant.make(resolved.endpoint, { noTokenMessage: NOT_SIGNED_IN })
+        return Effect.map(Provider.makeService("UserTokens", { ...resolved, cache }, renew, "fail"), (state) => ({
+          ...state,
+          cache
+        }))
+      }
+    })
+    const withUser = <A, E>(userId: string, f: (state: UserState) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+      Effect.scoped(Effect.flatMap(RcMap.get(users, userId), f))
+
+    const provider = (userId: string): TokenProviderService => {
+      const id = checkUserId(userId)
+      return {
+        getAccessToken: withUser(id, (state) => state.service.getAccessToken),
+        forceRefresh: (rejected: Redacted.Redacted<string>) =>
+          withUser(id, (state) => state.service.forceRefresh(rejected))
+      }
+    }
+
+    const signIn = (userId: string, token: TokenInfo): Effect.Effect<void, TokenCacheError> =>
+      Effect.suspend(() => {
+        const id = checkUserId(userId)
+        if (!(token instanceof TokenInfo)) {
+          return Effect.die(
+            new ConfigurationError({ message: "signIn needs a TokenInfo (e.g. from completeAuthorization)" })
+          )
+        }
+        return withUser(id, (state) => state.store(token))
+      }).pipe(Effect.withSpan("UserTokens.signIn"))
+
+    const signOut = (userId: string): Effect.Effect<void, TokenCacheError> =>
+      Effect.suspend(() => {
+        const id = checkUserId(userId)
+        return withUser(id, (state) =>
+          state.cache.clear === undefined
+            ? Effect.fail(
+                new TokenCacheError({ message: "cannot sign out: this TokenStore's caches have no clear operation" })
+              )
+            : state.clear(state.cache.clear)
+        ).pipe(Effect.zipRight(RcMap.invalidate(users, id)))
+      }).pipe(Effect.withSpan("UserTokens.signOut"))
+
+    return { provider, signIn, signOut } satisfies UserTokensService
+  })
+
+/**
+ * The tokens of many users, by user id.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ * import { ServiceClient, TokenProvider, TokenStore, UserTokens } from "service-sdk"
+ *
+ * const Users = Layer.unwrapEffect(
+ *   Effect.map(TokenStore.memory(), (store) => UserTokens.layer({ redirectUri: "http://127.0.0.1:3000/callback", store }))
+ * )
+ * // the base client lends its options and policy to `ServiceClient.forUser`; it has no user of its own
+ * const Client = ServiceClient.layer().pipe(Layer.provide(TokenProvider.layerStatic("no-user")))
+ *
+ * const profile = (userId: string) =>
+ *   Effect.gen(function* () {
+ *     const client = yield* ServiceClient.forUser(userId)
+ *     return yield* client.users.me
+ *   }).pipe(Effect.provide(Layer.mergeAll(Users, Client).pipe(Layer.provide(NodeHttpClient.layerUndici))))
+ * ```
+ *
+ * @since 0.2.0
+ */
+export class UserTokens extends Context.Tag("service-sdk/UserTokens")<UserTokens, UserTokensService>() {
+  /** @since 0.2.0 */
+  static readonly make = make
+  /**
+   * A scoped layer of {@link make}: users' states end with it.
+   *
+   * @since 0.2.0
+   */
+  static layer(options: Options): Layer.Layer<UserTokens, ConfigurationError, HttpClient.HttpClient> {
+    return Layer.scoped(UserTokens, make(options))
+  }
+}
+
+/**
+ * @since 0.2.0
+ */
+export declare namespace UserTokens {
+  /** @since 0.2.0 */
+  export type Service = UserTokensService
+  /** @since 0.2.0 */
+  export type Options = UserTokensOptions
+}
+
+type UserTokensOptions = Options
+
+/**
+ * @since 0.2.0
+ */
+export const layer = UserTokens.layer
