@@ -25,6 +25,7 @@ import {
   type TransportError
 } from "./ServiceError.js"
 import { TokenProvider } from "./TokenProvider.js"
+import { UserTokens } from "./UserTokens.js"
 
 /**
  * `apiUrl` falls back to `SERVICE_SDK_API_URL` and then `https://api.service.example/v1`.
@@ -223,6 +224,18 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
   ): Layer.Layer<ServiceClient, ConfigurationError, HttpClient.HttpClient> {
     return Layer.effect(ServiceClient, ServiceClient.make(options)).pipe(
       Layer.provide(ClientCredentials.layer(options))
+    )
+  }
+
+  /**
+   * The client in context, with its options and policy (retries, `Retry-After`, 401 → one forced refresh), calling
+   * with one user's bearer from `UserTokens`: a 401 renews only that user's token.
+   *
+   * @since 0.2.0
+   */
+  static forUser(userId: string): Effect.Effect<ServiceClientService, never, UserTokens | ServiceClient> {
+    return Effect.map(Effect.zip(UserTokens, ServiceClient), ([users, client]) =>
+      Service.forTokens(client, users.provider(userId))
     )
   }
 }

@@ -23,7 +23,34 @@ export const resolveOptions = (options: ServiceClientOptions) =>
 export const make = (options: ServiceClientOptions, tokens: RequestPolicy.TokenSource) =>
   Effect.gen(function* () {
     const config = yield* resolveOptions(options)
-    const http = RequestPolicy.make(config, tokens, withSafeSpans(yield* HttpClient.HttpClient))
-    const request = Request.make(http, config.timeout)
-    return { http, request, ...Resources.make(request) } satisfies ServiceClientService
+    return build(config, tokens, withSafeSpans(yield* HttpClient.HttpClient))
   })
+
+/** The hidden hook of a built client: the same options and `HttpClient` over other tokens (`ServiceClient.forUser`). */
+export const ForTokensSymbol: unique symbol = Symbol.for("service-sdk/ServiceClient/forTokens")
+
+const build = (
+  config: RequestPolicy.PolicyConfig,
+  tokens: RequestPolicy.TokenSource,
+  httpClient: HttpClient.HttpClient
+): ServiceClientService => {
+  const http = RequestPolicy.make(config, tokens, httpClient)
+  const request = Request.make(http, config.timeout)
+  const service: ServiceClientService = { http, request, ...Resources.make(request) }
+  Object.defineProperty(service, ForTokensSymbol, {
+    value: (other: RequestPolicy.TokenSource) => build(config, other, httpClient),
+    enumerable: false
+  })
+  return service
+}
+
+/** `client`'s policy over `tokens`; a client not built here (a hand-made test double) cannot lend it: a defect. */
+export const forTokens = (client: ServiceClientService, tokens: RequestPolicy.TokenSource): ServiceClientService => {
+  const rebuild = (
+    client as { readonly [ForTokensSymbol]?: (tokens: RequestPolicy.TokenSource) => ServiceClientService }
+  )[ForTokensSymbol]
+  if (rebuild === undefined) {
+    throw new Error("ServiceClient.forUser needs a ServiceClient made by ServiceClient.make or one of its layers")
+  }
+  return rebuild(tokens)
+}

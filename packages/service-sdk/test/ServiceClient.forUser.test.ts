@@ -1,0 +1,79 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { ServiceClient, TokenProvider, TokenStore, UserTokens } from "service-sdk"
+import { type MockHandler, MockHttpClient } from "service-sdk/testing"
+import { credentials, tokenInfo, tokenResponse } from "./fixtures.js"
+import { API_URL, expired, ok } from "./ServiceClient.helpers.js"
+
+/** The token endpoint answers `<refresh token>:renewed`; `/v1/me` answers the user the bearer names, 401 for `rejected`. */
+const handler =
+  (rejected: ReadonlySet<string>): MockHandler =>
+  (request) => {
+    if (request.url.pathname === "/api/token") return tokenResponse(`${request.form.get("refresh_token")}:renewed`)
+    const bearer = (request.headers.authorization ?? "").replace(/^Bearer /, "")
+    if (rejected.has(bearer)) return expired
+    return ok({ id: bearer.split("-")[0], display_name: bearer })
+  }
+
+const setup = (rejected: ReadonlySet<string>) =>
+  Effect.gen(function* () {
+    const store = yield* TokenStore.memory()
+    const context = yield* Layer.build(
+      Layer.mergeAll(
+        UserTokens.layer({ ...credentials, store }),
+        ServiceClient.layer({ apiUrl: API_URL }).pipe(Layer.provide(TokenProvider.layerStatic("no-user")))
+      ).pipe(Layer.provideMerge(MockHttpClient.layer(handler(rejected))))
+    )
+    const users = Context.get(context, UserTokens)
+    const mock = Context.get(context, MockHttpClient)
+    const forUser = (userId: string) => ServiceClient.forUser(userId).pipe(Effect.provide(context))
+    return { users, forUser, requests: mock.requests }
+  })
+
+describe("ServiceClient.forUser", () => {
+  it.scoped("each user's requests carry that user's bearer", () =>
+    Effect.gen(function* () {
+      const { forUser, requests, users } = yield* setup(new Set())
+      yield* users.signIn("alice", tokenInfo("alice-token", 3600, { refreshToken: "alice-refresh" }))
+      yield* users.signIn("bob", tokenInfo("bob-token", 3600, { refreshToken: "bob-refresh" }))
+      const alice = yield* forUser("alice")
+      const bob = yield* forUser("bob")
+      const answers = yield* Effect.all([alice.users.me, bob.users.me, alice.users.me, bob.users.me], {
+        concurrency: "unbounded"
+      })
+      expect(answers.map((user) => user.id)).toEqual(["alice", "bob", "alice", "bob"])
+      const bearers = (yield* requests).map((request) => request.headers.authorization)
+      expect(bearers.sort()).toEqual([
+        "Bearer alice-token",
+        "Bearer alice-token",
+        "Bearer bob-token",
+        "Bearer bob-token"
+      ])
+    })
+  )
+
+  it.scoped("a 401 forces a refresh of that user's token only, then one retry", () =>
+    Effect.gen(function* () {
+      const { forUser, requests, users } = yield* setup(new Set(["alice-token"]))
+      yield* users.signIn("alice", tokenInfo("alice-token", 3600, { refreshToken: "alice-refresh" }))
+      yield* users.signIn("bob", tokenInfo("bob-token", 3600, { refreshToken: "bob-refresh" }))
+      const me = yield* Effect.flatMap(forUser("alice"), (client) => client.users.me)
+      expect(me.display_name).toBe("alice-refresh:renewed")
+      expect((yield* Effect.flatMap(forUser("bob"), (client) => client.users.me)).id).toBe("bob")
+      const sent = yield* requests
+      const refreshes = sent.filter((request) => request.url.pathname === "/api/token")
+      expect(refreshes.map((request) => request.form.get("refresh_token"))).toEqual(["alice-refresh"])
+      expect(Redacted.value(yield* users.provider("bob").getAccessToken)).toBe("bob-token")
+    })
+  )
+
+  it.scoped("a user who is not signed in gets AuthenticationError from the client, with no API request", () =>
+    Effect.gen(function* () {
+      const { forUser, requests } = yield* setup(new Set())
+      const error = yield* Effect.flip(Effect.flatMap(forUser("carol"), (client) => client.users.me))
+      expect(error._tag).toBe("AuthenticationError")
+      expect(error.message).toContain("not signed in")
+      expect((yield* requests).length).toBe(0)
+    })
+  )
+})
