@@ -143,7 +143,11 @@ describe("fault injection", () => {
         const reply = yield* postFault(emulator, fault)
         expect(reply.status, JSON.stringify(fault)).toBe(400)
       }
-      const notJson = yield* request(`${emulator.authUrl}/__emulator/faults`, { method: "POST", body: "{" })
+      const notJson = yield* request(`${emulator.authUrl}/__emulator/faults`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{"
+      })
       expect(notJson.status).toBe(400)
       const error = yield* Effect.flip(emulator.injectFault({ target: "api", count: -1 }))
       expect(error._tag).toBe("EmulatorError")

@@ -1,3 +1,5 @@
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -7,7 +9,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { EmulatorConfig, Fault } from "../Emulator.js"
 import { decodeFault } from "./faults.js"
-import { isLoopbackAddress, json, methods } from "./http.js"
+import { isLoopbackAddress, isLoopbackHost, json, mediaType, methods } from "./http.js"
 import type { EmulatorState } from "./state.js"
 
 const PlaybackSchema = Schema.Struct({
@@ -55,9 +57,23 @@ export const currentConfig = (state: EmulatorState) => ({
 
 const controlError = (status: number, message: string) => json({ error: message }, status)
 
+/** The largest control request body: faults and config are a few hundred bytes. */
+export const MAX_CONTROL_BODY_BYTES = 64 * 1024
+
+class TooLarge {
+  readonly _tag = "TooLarge"
+}
+
 const jsonBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
   Effect.flatMap(
-    Effect.orElseSucceed(request.text, () => ""),
+    request.text.pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(FileSystem.Size(MAX_CONTROL_BODY_BYTES))),
+      Effect.catchAll((error) =>
+        error.reason === "Decode" && String(error.cause).includes("maxBytes exceeded")
+          ? Effect.fail(new TooLarge())
+          : Effect.succeed("")
+      )
+    ),
     (text) => {
       if (text.trim() === "") return Effect.succeed<unknown>({})
       try {
@@ -69,13 +85,41 @@ const jsonBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =
   )
 )
 
+/**
+ * A control POST: only with `Content-Type: application/json` (403 otherwise), which a web page cannot send
+ * cross-origin without a preflight (text/plain and form bodies it can), and with a declared length (411 otherwise).
+ */
+const jsonOnly = <E, R>(
+  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    if (mediaType(request.headers["content-type"]) !== "application/json") {
+      return Effect.succeed(controlError(403, "Control requests must have Content-Type: application/json"))
+    }
+    if (request.headers["content-length"] === undefined && request.headers["transfer-encoding"] !== undefined) {
+      return Effect.succeed(
+        json({ error: "Control request bodies need a Content-Length" }, 411, { connection: "close" })
+      )
+    }
+    return handler
+  })
+
 const withBody = (
   handle: (body: unknown) => Effect.Effect<HttpServerResponse.HttpServerResponse, string>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
-  jsonBody.pipe(
-    Effect.flatMap(handle),
-    Effect.catchAll((message) => Effect.succeed(controlError(400, message)))
+  jsonOnly(
+    jsonBody.pipe(
+      Effect.flatMap(handle),
+      Effect.catchAll((failure) =>
+        Effect.succeed(failure instanceof TooLarge ? tooLarge() : controlError(400, failure))
+      )
+    )
   )
+
+const tooLarge = () =>
+  json({ error: `Control request bodies are limited to ${MAX_CONTROL_BODY_BYTES} bytes` }, 413, {
+    connection: "close"
+  })
 
 const notAllowed = (allow: string, method: string) =>
   json({ error: `Method ${method} not allowed; use ${allow}` }, 405, { allow })
@@ -152,10 +196,12 @@ export const controlRouter = (state: EmulatorState) =>
       "/reset",
       methods(
         {
-          POST: Effect.sync(() => {
-            state.reset()
-            return json({ ok: true })
-          })
+          POST: jsonOnly(
+            Effect.sync(() => {
+              state.reset()
+              return json({ ok: true })
+            })
+          )
         },
         notAllowed
       )
@@ -171,9 +217,16 @@ export const controlApp = (state: EmulatorState) => {
   const router = controlRouter(state).pipe(
     Effect.catchTag("RouteNotFound", () => Effect.succeed(controlError(404, "Unknown control endpoint")))
   )
-  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    isLoopbackAddress(Option.getOrUndefined(request.remoteAddress))
-      ? router
-      : Effect.succeed(controlError(403, "The control API only answers loopback clients"))
-  )
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    if (!isLoopbackAddress(Option.getOrUndefined(request.remoteAddress))) {
+      return Effect.succeed(controlError(403, "The control API only answers loopback clients"))
+    }
+    // DNS rebinding: a page on an attacker's name that resolves to 127.0.0.1 sends its own name as Host.
+    if (!isLoopbackHost(request.headers.host)) {
+      return Effect.succeed(controlError(403, "The control API only answers requests for a loopback Host"))
+    }
+    const length = Number(request.headers["content-length"] ?? "0")
+    if (Number.isFinite(length) && length > MAX_CONTROL_BODY_BYTES) return Effect.succeed(tooLarge())
+    return router
+  })
 }

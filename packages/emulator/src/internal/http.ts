@@ -56,6 +56,15 @@ export const isLoopbackAddress = (address: string | undefined): boolean =>
   address !== undefined &&
   (address === "127.0.0.1" || address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127."))
 
+/** A `Host` header naming a loopback host (127.0.0.0/8, localhost, [::1]), with or without a port. @internal */
+export const isLoopbackHost = (host: string | undefined): boolean => {
+  if (host === undefined) return false
+  const match = /^(\[[0-9a-f:.]+\]|[^:\[\]]+)(?::(\d{1,5}))?$/i.exec(host.trim())
+  if (match === null) return false
+  const name = match[1]!.toLowerCase()
+  return name === "localhost" || name === "[::1]" || /^127(?:\.\d{1,3}){3}$/.test(name)
+}
+
 /** A media type without its parameters, lower case. @internal */
 export const mediaType = (contentType: string | undefined): string =>
   (contentType ?? "").split(";")[0]!.trim().toLowerCase()
