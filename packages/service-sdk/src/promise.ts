@@ -24,6 +24,13 @@ export {
   AsyncServiceClient,
   type AsyncServiceClientOptions
 } from "./internal/promise/asyncServiceClient.js"
+/** @since 0.2.0 */
+export {
+  AsyncUserTokenProvider,
+  AsyncUserTokens,
+  type AsyncUserTokensOptions,
+  type PromiseUserTokenCache
+} from "./internal/promise/asyncUserTokens.js"
 /** @since 0.1.0 */
 export type { FacadeOptions, PromiseTokenCache } from "./internal/promise/runtime.js"
 /** @since 0.1.0 */
@@ -40,3 +47,5 @@ export {
 export * as TokenCache from "./TokenCache.js"
 /** @since 0.1.0 */
 export { TokenInfo } from "./TokenInfo.js"
+/** @since 0.2.0 */
+export * as TokenStore from "./TokenStore.js"

@@ -19,6 +19,7 @@ import { TokenProvider } from "../../TokenProvider.js"
 import { checkProviderOptions, ENV, optionalSecret, secretValue } from "../config.js"
 import type * as Schemas from "../client/schemas.js"
 import type { AsyncOptions, AsyncTokenProvider } from "./asyncProviders.js"
+import type { AsyncUserTokenProvider } from "./asyncUserTokens.js"
 import * as Runtime from "./runtime.js"
 
 /**
@@ -32,7 +33,7 @@ import * as Runtime from "./runtime.js"
  */
 export interface AsyncServiceClientOptions extends ServiceClientOptions, AsyncOptions<ClientCredentials.Options> {
   readonly accessToken?: string | Redacted.Redacted<string> | undefined
-  readonly authProvider?: AsyncTokenProvider<any> | undefined
+  readonly authProvider?: AsyncTokenProvider<any> | AsyncUserTokenProvider | undefined
 }
 
 /**
@@ -129,7 +130,7 @@ const tokenLayer = (
 export class AsyncServiceClient {
   readonly #runtime: Runtime.FacadeRuntime<ServiceClient>
   readonly #client: ServiceClientService
-  readonly #authProvider: AsyncTokenProvider<any> | undefined
+  readonly #authProvider: AsyncTokenProvider<any> | AsyncUserTokenProvider | undefined
 
   /** Throws ConfigurationError on conflicting, missing or invalid options. */
   constructor(options: AsyncServiceClientOptions = {}) {

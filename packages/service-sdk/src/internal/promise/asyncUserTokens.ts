@@ -1,0 +1,174 @@
+/**
+ * `UserTokens` for plain code: many users' tokens behind Promise methods, and per-user `authProvider`s for
+ * `AsyncServiceClient`.
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { TokenCacheError } from "../../ServiceError.js"
+import type * as TokenCache from "../../TokenCache.js"
+import type { TokenInfo } from "../../TokenInfo.js"
+import type { TokenProviderService } from "../../TokenProvider.js"
+import type { TokenStore } from "../../TokenStore.js"
+import * as UserTokensModule from "../../UserTokens.js"
+import { describeCause, safeCause } from "../redact.js"
+import * as Runtime from "./runtime.js"
+
+/**
+ * One user's token cache for plain code: Promise methods; `clear` (needed by `signOut`) forgets the entry.
+ *
+ * @since 0.2.0
+ */
+export interface PromiseUserTokenCache extends Runtime.PromiseTokenCache {
+  readonly clear?: (() => Promise<void>) | undefined
+}
+
+/**
+ * The options of `UserTokens.layer`; `store` may also be a plain function from user id to a Promise cache.
+ *
+ * @since 0.2.0
+ */
+export interface AsyncUserTokensOptions extends Omit<UserTokensModule.Options, "store">, Runtime.FacadeOptions {
+  readonly store: TokenStore | ((userId: string) => TokenCache.TokenCache | PromiseUserTokenCache)
+}
+
+const clearFailure = (cause: unknown) =>
+  new TokenCacheError({
+    message: `the token cache's clear failed: ${describeCause(cause)}`,
+    cause: safeCause(cause)
+  })
+
+/** Each user's cache as an Effect `TokenCache` (a plain Promise cache adapted, `clear` included). */
+const toTokenStore = (store: AsyncUserTokensOptions["store"]): TokenStore => {
+  if (typeof store !== "function") return store
+  return (userId) => {
+    const cache = store(userId)
+    if (Effect.isEffect(cache.get)) return cache as TokenCache.TokenCache
+    const plain = cache as PromiseUserTokenCache
+    const adapted = Runtime.toTokenCache(plain) as TokenCache.TokenCache
+    const clear = plain.clear
+    return clear === undefined
+      ? adapted
+      : { ...adapted, clear: Effect.tryPromise({ try: () => clear.call(plain), catch: clearFailure }) }
+  }
+}
+
+/** Only for checking options: never called. */
+const unusedHttpClient = HttpClient.make(() => Effect.die("unused"))
+
+/**
+ * One user's tokens as an `authProvider` for `new AsyncServiceClient({ authProvider })`. Made by
+ * `AsyncUserTokens.forUser`; it shares the `AsyncUserTokens`' lifetime (closing that closes it).
+ *
+ * @since 0.2.0
+ */
+export class AsyncUserTokenProvider {
+  /** @internal */
+  readonly runtime: Runtime.FacadeRuntime<UserTokensModule.UserTokens>
+  /** @internal */
+  readonly service: TokenProviderService
+
+  /** @internal */
+  constructor(runtime: Runtime.FacadeRuntime<UserTokensModule.UserTokens>, service: TokenProviderService) {
+    this.runtime = runtime
+    this.service = service
+  }
+
+  /** The user's access token (renewed when stale; "not signed in" AuthenticationError without an entry). */
+  getAccessToken(): Promise<string> {
+    return this.runtime.run(this.service.getAccessToken).then(Redacted.value)
+  }
+
+  /** After the API rejected `rejected` with 401: a fresh token for this user. */
+  forceRefresh(rejected: string): Promise<string> {
+    return this.runtime.run(this.service.forceRefresh(Redacted.make(rejected))).then(Redacted.value)
+  }
+}
+
+/**
+ * Many users' tokens for plain code (a web app): each user's entry in `store`, renewed under that user's own
+ * single flight; an unused user's in-memory state is dropped after `idleTimeToLive`.
+ *
+ * @example
+ * ```ts
+ * import { AsyncServiceClient, AsyncUserTokens, type TokenInfo } from "service-sdk/promise"
+ *
+ * const tokens = new Map<string, TokenInfo>() // or TokenStore.directory(...), RedisTokenStore, your database
+ * const users = new AsyncUserTokens({
+ *   redirectUri: "http://127.0.0.1:3000/callback",
+ *   store: (userId) => ({
+ *     get: async () => tokens.get(userId),
+ *     set: async (token) => void tokens.set(userId, token),
+ *     clear: async () => void tokens.delete(userId)
+ *   })
+ * })
+ * const profile = async (userId: string) => {
+ *   await using client = new AsyncServiceClient({ authProvider: users.forUser(userId) })
+ *   return client.users.me()
+ * }
+ * ```
+ *
+ * @since 0.2.0
+ */
+export class AsyncUserTokens {
+  readonly #runtime: Runtime.FacadeRuntime<UserTokensModule.UserTokens>
+  /** The service, once the runtime has built it (asynchronously: `httpClient` may be an asynchronous layer). */
+  readonly #service: Effect.Effect<UserTokensModule.UserTokensService>
+
+  /** Throws ConfigurationError on invalid or missing options, whatever `httpClient` is. */
+  constructor(options: AsyncUserTokensOptions) {
+    const effectOptions = { ...options, store: toTokenStore(options?.store) }
+    // options checked first on a stand-in client, so that a bad option throws even with an asynchronous httpClient
+    Runtime.runSyncOrThrow(
+      Effect.scoped(UserTokensModule.make(effectOptions)).pipe(
+        Effect.provideService(HttpClient.HttpClient, unusedHttpClient)
+      )
+    )
+    this.#runtime = new Runtime.FacadeRuntime(
+      "AsyncUserTokens",
+      Layer.provide(UserTokensModule.UserTokens.layer(effectOptions), Runtime.httpClientLayer(options))
+    )
+    const ready = this.#runtime.run(UserTokensModule.UserTokens)
+    ready.catch(() => undefined) // the options were checked: a failure here is the httpClient layer's, seen per call
+    this.#service = Effect.promise(() => ready)
+  }
+
+  /** That user's tokens, as an `authProvider` for `AsyncServiceClient`. Throws ConfigurationError on a bad id. */
+  forUser(userId: string): AsyncUserTokenProvider {
+    const checked = UserTokensModule.checkUserId(userId)
+    const provider = Effect.map(this.#service, (service) => service.provider(checked))
+    return new AsyncUserTokenProvider(this.#runtime, {
+      getAccessToken: Effect.flatMap(provider, (p) => p.getAccessToken),
+      forceRefresh: (rejected) => Effect.flatMap(provider, (p) => p.forceRefresh(rejected))
+    })
+  }
+
+  #run<A, E>(use: (service: UserTokensModule.UserTokensService) => Effect.Effect<A, E>): Promise<A> {
+    return this.#runtime.run(Effect.flatMap(UserTokensModule.UserTokens, use))
+  }
+
+  /** The user's access token ("not signed in" AuthenticationError when the user has no entry). */
+  getAccessToken(userId: string): Promise<string> {
+    return this.#run((service) => service.provider(userId).getAccessToken).then(Redacted.value)
+  }
+
+  /** Keeps a token for the user (e.g. from `AsyncAuthorizationCode.completeAuthorization`). */
+  signIn(userId: string, token: TokenInfo): Promise<void> {
+    return this.#run((service) => service.signIn(userId, token))
+  }
+
+  /** Forgets the user's tokens (the store's entry and the in-memory state). */
+  signOut(userId: string): Promise<void> {
+    return this.#run((service) => service.signOut(userId))
+  }
+
+  /** Releases the connections and every user's state. Further calls reject with ConfigurationError. */
+  close(): Promise<void> {
+    return this.#runtime.close()
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close()
+  }
+}
