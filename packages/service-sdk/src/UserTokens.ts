@@ -56,8 +56,12 @@ export interface UserTokensService {
 
 const NOT_SIGNED_IN = "not signed in: no token for this user (sign the user in, then UserTokens.signIn)"
 
-/** A user id from plain JS: a non-empty string, else a ConfigurationError (thrown: a programming error). */
-const checkUserId = (userId: unknown): string => {
+/**
+ * A user id from plain JS: a non-empty string, else a ConfigurationError (thrown: a programming error).
+ *
+ * @since 0.2.0
+ */
+export const checkUserId = (userId: unknown): string => {
   if (typeof userId !== "string" || userId === "") {
     throw new ConfigurationError({
       message: `userId must be a non-empty string, got ${typeof userId === "string" ? "an empty string" : typeof userId}`
