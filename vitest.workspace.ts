@@ -32,5 +32,14 @@ export default [
     testTimeout: 90_000
   }),
   project("cli"),
-  project("bench")
+  project("bench"),
+  // README.md's TypeScript blocks, type-checked as written (scripts/readme-check.mjs)
+  project("readme", { root: "scripts", include: ["test/readme.test.ts"] }),
+  // npm pack every package, install the tarballs into a fresh project with another Effect 3.22.x, run a program
+  project("consumer", {
+    root: "scripts",
+    include: ["test/consumer.test.ts"],
+    testTimeout: 300_000,
+    hookTimeout: 300_000
+  })
 ]

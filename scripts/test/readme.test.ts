@@ -1,0 +1,64 @@
+/**
+ * The README test: every ```ts block of README.md is type-checked as written (`scripts/readme-check.mjs`).
+ *
+ * Writing a README block:
+ * - A ```ts block is a complete ES module: it imports everything it uses (top-level `await` is fine) and compiles
+ *   on its own; blocks do not see each other's names.
+ * - A block whose first line is `// fragment: Effect.gen` is the body of `Effect.gen(function* () { ... })`: its
+ *   `import` lines stay at the top, the rest is wrapped (so `yield*` works). It still imports what it uses.
+ * - Anything that is not TypeScript to compile (a signature listing, a shell line) uses another fence (```text).
+ * A failure names the README line, the block number and its section: `README.md:120 (block 4, "Promise"): error ...`.
+ * Run it alone with `node scripts/readme-check.mjs`.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+// @ts-expect-error: a plain ES module without types
+import { check, extractBlocks, toModule } from "../readme-check.mjs"
+
+describe("README", () => {
+  it("every TypeScript block compiles as written", () => {
+    const { blocks, errors } = check()
+    expect(blocks).toBeGreaterThan(5)
+    expect(errors.join("\n")).toBe("")
+  }, 120_000)
+
+  it("reports a broken block with its README line and section", () => {
+    const dir = mkdtempSync(join(tmpdir(), "readme-"))
+    const readme = join(dir, "README.md")
+    writeFileSync(
+      readme,
+      [
+        "# x",
+        "## Broken",
+        "```ts",
+        'import { Effect } from "effect"',
+        "const n: number = Effect.succeed(1)",
+        "```",
+        "```ts",
+        "// fragment: Effect.gen",
+        'import { Effect } from "effect"',
+        "const one = yield* Effect.succeed(1)",
+        "const s: string = one",
+        "```"
+      ].join("\n")
+    )
+    const { blocks, errors } = check(readme)
+    expect(blocks).toBe(2)
+    expect(errors).toHaveLength(2)
+    expect(errors[0]).toMatch(/^README\.md:5 \(block 1, "Broken"\): error TS2322/)
+    expect(errors[1]).toMatch(/^README\.md:11 \(block 2, "Broken"\): error TS2322/)
+  }, 120_000)
+
+  it("wraps a fragment in Effect.gen and keeps its imports on top", () => {
+    const [block] = extractBlocks(
+      ["```ts", "// fragment: Effect.gen", 'import { A } from "a"', "yield* A", "```"].join("\n")
+    )
+    const { map, text } = toModule(block)
+    expect(text).toBe(
+      'import { A } from "a"\nexport const fragment = Effect.gen(function* () {\n  yield* A\n})\nexport {}\n'
+    )
+    expect(map).toEqual([3, 0, 4, 0, 0])
+  })
+})
