@@ -1,5 +1,18 @@
 #!/usr/bin/env node
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { defaultTeardown } from "@effect/platform/Runtime"
 import { main } from "./index.js"
+import { signalExitCode } from "./internal/terminal.js"
 
-NodeRuntime.runMain(main(process.argv), { disableErrorReporting: true })
+// Ctrl-C interrupts the command (runMain's own handler); the exit code then says so (130), so `login && next` stops.
+let signalled: number | undefined
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    signalled ??= signalExitCode(signal)
+  })
+}
+
+NodeRuntime.runMain(main(process.argv), {
+  disableErrorReporting: true,
+  teardown: (exit, onExit) => defaultTeardown(exit, (code) => onExit(signalled ?? code))
+})

@@ -10,6 +10,7 @@ import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { rootCommand } from "./internal/commands.js"
+import { oneLine, withTerminalOutput } from "./internal/terminal.js"
 
 /**
  * The CLI as an Effect of the process arguments (`process.argv`, node and script path included).
@@ -37,7 +38,9 @@ export const main = (argv: ReadonlyArray<string>): Effect.Effect<void, unknown> 
       // @effect/cli has already printed what was wrong with the arguments
       if (ValidationError.isValidationError(failure)) return Effect.void
       if (Cause.isInterruptedOnly(cause)) return Effect.void
-      return Console.error(`error: ${describe(failure)}`)
+      // one line, without control characters: the text may come from a server or a callback
+      return Console.error(`error: ${oneLine(describe(failure))}`)
     }),
+    withTerminalOutput,
     Effect.provide(NodeContext.layer)
   )

@@ -27,6 +27,7 @@ import { visit } from "./loopback.js"
 import { forgetLogin, readLogin, saveLogin } from "./login.js"
 import type { emulatorConfig, loginConfig, tokenConfig, whoamiConfig } from "./commands.js"
 import { publicClientFromEnv, resolveTarget } from "./target.js"
+import { oneLine } from "./terminal.js"
 
 const http = NodeHttpClient.layerUndici
 
@@ -66,7 +67,7 @@ export const token = (flags: Command.Command.ParseConfig<typeof tokenConfig>) =>
       yield* Console.log(token)
     } else {
       yield* Console.log(
-        `access token ${shown}, expires in ${expiresIn} s${info.scope ? `, scope: ${info.scope}` : ""}`
+        `access token ${shown}, expires in ${expiresIn} s${info.scope ? `, scope: ${oneLine(info.scope)}` : ""}`
       )
     }
   }).pipe(Effect.scoped, Effect.provide(http))
@@ -98,7 +99,7 @@ export const login = (flags: Command.Command.ParseConfig<typeof loginConfig>) =>
     yield* saveLogin(path, { clientId: target.clientId, publicClient: target.publicClient })
     yield* Console.log(
       `logged in${target.publicClient ? " as a public client (no secret)" : ""}: access token ${maskToken(Redacted.value(token.accessToken))}${
-        token.scope ? ` (scope: ${token.scope})` : ""
+        token.scope ? ` (scope: ${oneLine(token.scope)})` : ""
       }; tokens saved to ${path}`
     )
   }).pipe(Effect.scoped)
@@ -131,10 +132,13 @@ export const whoami = (flags: Command.Command.ParseConfig<typeof whoamiConfig>) 
       Layer.provide(http)
     )
     const me = yield* Effect.flatMap(ServiceClient, (client) => client.users.me).pipe(Effect.provide(layer))
+    // server-supplied text: one line, no control characters
     yield* Console.log(
-      `${me.display_name ?? me.id} (${me.id})${me.email ? ` <${me.email}>` : ""}${me.country ? `, ${me.country}` : ""}${
-        me.product ? `, ${me.product}` : ""
-      }`
+      oneLine(
+        `${me.display_name ?? me.id} (${me.id})${me.email ? ` <${me.email}>` : ""}${me.country ? `, ${me.country}` : ""}${
+          me.product ? `, ${me.product}` : ""
+        }`
+      )
     )
   }).pipe(Effect.scoped)
 
