@@ -199,6 +199,7 @@ describe("service-sdk CLI in a terminal and a pipe", () => {
     expect(result.code).toBe(1)
     expect(result.stderr).toContain("evil")
     expect(result.stderr).toContain("access_denied")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
     expect(result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/)
   })
 })

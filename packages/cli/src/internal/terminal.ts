@@ -7,6 +7,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 
 /** C0 controls but tab and newline, DEL, C1 controls, and bidirectional overrides (they reorder what is shown). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
 
 /** `text` without control characters (tab and newline kept). */
@@ -16,6 +17,7 @@ export const stripControl = (text: string): string => text.replace(CONTROL, "")
 export const oneLine = (text: string): string => stripControl(text.replace(/[\r\n\t]+/g, " "))
 
 /** ANSI escape sequences (CSI and OSC), for plain output. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g
 
 /** Plain text: no escape sequences, no control characters. */
