@@ -59,7 +59,7 @@ export const isLoopbackAddress = (address: string | undefined): boolean =>
 /** A `Host` header naming a loopback host (127.0.0.0/8, localhost, [::1]), with or without a port. @internal */
 export const isLoopbackHost = (host: string | undefined): boolean => {
   if (host === undefined) return false
-  const match = /^(\[[0-9a-f:.]+\]|[^:\[\]]+)(?::(\d{1,5}))?$/i.exec(host.trim())
+  const match = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(host.trim())
   if (match === null) return false
   const name = match[1]!.toLowerCase()
   return name === "localhost" || name === "[::1]" || /^127(?:\.\d{1,3}){3}$/.test(name)
