@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Type-checks every ```ts block of README.md as written (the README test, `scripts/test/readme.test.ts`, runs this).
+ * Type-checks every ```ts block of README.md and of each package's README.md as written (the README test, `scripts/test/readme.test.ts`, runs this).
  *
  * Marker convention (the first line of a block):
  * - no marker: the block is a complete ES module (top-level `await` is fine) and must compile as is, with its own
@@ -10,16 +10,15 @@
  *   block must still import everything it uses, `Effect` included.
  * Blocks that are not TypeScript to compile (signatures, shell) use another fence language (```text, ```sh).
  *
- * Each block is written to scripts/build/readme/block-NN.ts and checked with the repo's `tsc` (strict, NodeNext,
+ * Each block is written to scripts/build/readme/<readme>/block-NN.ts and checked with the repo's `tsc` (strict, NodeNext,
  * exactOptionalPropertyTypes; unused names allowed), workspace packages resolved to their sources. Errors are
  * reported as `README.md:<line> (block <n>, "<section>"): <message>`. Exit code 1 on any error.
  */
 import { spawnSync } from "node:child_process"
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join, relative } from "node:path"
 
 const root = join(import.meta.dirname, "..")
-const out = join(root, "scripts", "build", "readme")
 const FRAGMENT = "// fragment: Effect.gen"
 
 /** The ```ts blocks of a Markdown text: `{ index, startLine (1-based line of the first code line), section, lines }`. */
@@ -70,8 +69,8 @@ export const toModule = (block) => {
   return { text: `${text.join("\n")}\n`, map }
 }
 
-const tsconfig = {
-  extends: "../../../tsconfig.base.json",
+const tsconfig = (out) => ({
+  extends: relative(out, join(root, "tsconfig.base.json")),
   compilerOptions: {
     composite: false,
     incremental: false,
@@ -84,13 +83,24 @@ const tsconfig = {
     customConditions: ["source"]
   },
   include: ["*.ts"]
-}
+})
+
+/** README.md and every package's README.md: the files `check` covers by default. */
+export const readmes = () => [
+  join(root, "README.md"),
+  ...readdirSync(join(root, "packages"))
+    .map((name) => join(root, "packages", name, "README.md"))
+    .filter((path) => existsSync(path))
+]
 
 export const check = (readmePath = join(root, "README.md")) => {
+  const name = relative(root, readmePath).startsWith("..") ? readmePath : relative(root, readmePath)
+  const out = join(root, "scripts", "build", "readme", name.replace(/[^A-Za-z0-9]+/g, "-"))
   const blocks = extractBlocks(readFileSync(readmePath, "utf8"))
+  if (blocks.length === 0) return { blocks: 0, errors: [] }
   rmSync(out, { recursive: true, force: true })
   mkdirSync(out, { recursive: true })
-  writeFileSync(join(out, "tsconfig.json"), JSON.stringify(tsconfig, null, 2))
+  writeFileSync(join(out, "tsconfig.json"), JSON.stringify(tsconfig(out), null, 2))
   const byFile = new Map()
   for (const block of blocks) {
     const file = `block-${String(block.index).padStart(2, "0")}.ts`
@@ -106,7 +116,7 @@ export const check = (readmePath = join(root, "README.md")) => {
     if (match) {
       const { block, map } = byFile.get(match[1])
       const readmeLine = map[Number(match[2]) - 1] || block.startLine
-      errors.push(`README.md:${readmeLine} (block ${block.index}, "${block.section}"): ${match[4]}`)
+      errors.push(`${name}:${readmeLine} (block ${block.index}, "${block.section}"): ${match[4]}`)
     } else if (/error TS/.test(line)) errors.push(line)
     else if (line.trim() !== "" && errors.length > 0) errors[errors.length - 1] += `\n  ${line.trim()}`
   }
@@ -115,8 +125,12 @@ export const check = (readmePath = join(root, "README.md")) => {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { blocks, errors } = check()
-  for (const error of errors) console.error(error)
-  console.log(`README: ${blocks} TypeScript blocks, ${errors.length} errors`)
-  process.exit(errors.length > 0 ? 1 : 0)
+  let failed = false
+  for (const path of readmes()) {
+    const { blocks, errors } = check(path)
+    for (const error of errors) console.error(error)
+    console.log(`${relative(root, path)}: ${blocks} TypeScript blocks, ${errors.length} errors`)
+    failed ||= errors.length > 0
+  }
+  process.exit(failed ? 1 : 0)
 }

@@ -1,0 +1,227 @@
+/**
+ * The consumer test: what a user installs. Every package is packed with `npm pack` (the CLI's `prepack` builds its
+ * bundle), the tarballs are installed with `npm install` (from the npm registry) into a fresh temp project beside
+ * `effect` 3.22.3, the patch before the pinned one, with the platform versions that accept it. There a program is
+ * type-checked (the repo's `tsc`, strict NodeNext) and run against the emulator from the installed
+ * `@service-sdk/emulator`, a `.cjs` file `require`s `service-sdk/promise`, and `npm ls` shows one copy of `effect`.
+ * `publint` and `attw --pack --profile esm-only` check each package as published.
+ */
+import { execFileSync, spawnSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = join(import.meta.dirname, "..", "..")
+const bin = (name: string) => join(root, "node_modules", ".bin", name)
+const packages = ["service-sdk", "emulator", "redis", "cli"]
+const EFFECT = "3.22.3"
+
+const run = (command: string, args: ReadonlyArray<string>, cwd: string) => {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, npm_config_loglevel: "warn" }
+  })
+  return { status: result.status, output: `${result.stdout}${result.stderr}` }
+}
+
+let dir = ""
+const tarballs: Record<string, string> = {}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "service-sdk-consumer-"))
+  const packs = join(dir, "packs")
+  mkdirSync(packs)
+  execFileSync(bin("tsc"), ["-b"], { cwd: root, stdio: "pipe" })
+  const packed = JSON.parse(
+    execFileSync(
+      "npm",
+      ["pack", "--json", "--pack-destination", packs, ...packages.map((p) => `--workspace=packages/${p}`)],
+      {
+        cwd: root,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"]
+      }
+    )
+  ) as ReadonlyArray<{ name: string; filename: string }>
+  for (const { filename, name } of packed) tarballs[name] = join(packs, filename.replace(/^@/, "").replace("/", "-"))
+  for (const file of readdirSync(packs)) {
+    const name = Object.keys(tarballs).find((n) => tarballs[n]!.endsWith(file))
+    if (name === undefined) throw new Error(`unexpected tarball ${file}`)
+  }
+
+  const app = join(dir, "app")
+  mkdirSync(app)
+  writeFileSync(
+    join(app, "package.json"),
+    JSON.stringify({
+      name: "consumer-app",
+      private: true,
+      type: "module",
+      dependencies: {
+        effect: EFFECT,
+        "@effect/platform": "0.97.2",
+        "@effect/platform-node": "0.108.2",
+        ioredis: "5.9.2",
+        ...Object.fromEntries(Object.entries(tarballs).map(([name, file]) => [name, `file:${file}`]))
+      }
+    })
+  )
+  const install = run("npm", ["install", "--no-audit", "--no-fund"], app)
+  if (install.status !== 0) throw new Error(`npm install failed:\n${install.output}`)
+}, 300_000)
+
+afterAll(() => {
+  if (dir !== "") rmSync(dir, { recursive: true, force: true })
+})
+
+describe("consumer: the packed packages in a fresh project", () => {
+  it("tarballs carry dist, .d.ts, README and LICENSE", () => {
+    for (const [name, file] of Object.entries(tarballs)) {
+      const list = execFileSync("tar", ["-tzf", file], { encoding: "utf8" }).split("\n")
+      for (const expected of [
+        "package/README.md",
+        "package/LICENSE",
+        "package/dist/index.js",
+        "package/dist/index.d.ts"
+      ]) {
+        expect(list, `${name}: ${expected}`).toContain(expected)
+      }
+    }
+  })
+
+  it("has one copy of effect, the user's", () => {
+    const app = join(dir, "app")
+    const ls = run("npm", ["ls", "effect", "--all", "--parseable"], app)
+    expect(ls.status, ls.output).toBe(0)
+    const paths = new Set(ls.output.split("\n").filter((line) => line.endsWith("/node_modules/effect")))
+    expect([...paths]).toEqual([join(app, "node_modules", "effect")])
+    const version = execFileSync("node", ["-p", 'require("effect/package.json").version'], {
+      cwd: app,
+      encoding: "utf8"
+    })
+    expect(version.trim()).toBe(EFFECT)
+  })
+
+  it("type-checks and runs an Effect program against the installed emulator", () => {
+    const app = join(dir, "app")
+    writeFileSync(
+      join(app, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          lib: ["ES2022", "ESNext.Disposable"],
+          types: ["node"],
+          typeRoots: [join(root, "node_modules", "@types")],
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          skipLibCheck: true,
+          outDir: "out"
+        },
+        include: ["main.ts"]
+      })
+    )
+    writeFileSync(
+      join(app, "main.ts"),
+      [
+        'import { NodeHttpClient } from "@effect/platform-node"',
+        'import { Emulator } from "@service-sdk/emulator"',
+        'import { RedisTokenCache } from "@service-sdk/redis"',
+        'import { Effect, Layer } from "effect"',
+        'import { ClientCredentials, ServiceClient, TokenCache } from "service-sdk"',
+        "",
+        "const program = Effect.gen(function* () {",
+        "  const emulator = yield* Emulator.make()",
+        "  const tokenCache = yield* TokenCache.memory()",
+        "  const layer = ServiceClient.layer({ apiUrl: emulator.apiUrl }).pipe(",
+        "    Layer.provide(",
+        "      ClientCredentials.layer({",
+        "        clientId: emulator.clientId,",
+        "        clientSecret: emulator.clientSecret,",
+        "        authUrl: emulator.authUrl,",
+        "        tokenCache",
+        "      })",
+        "    )",
+        "  )",
+        '  const album = yield* Effect.flatMap(ServiceClient, (client) => client.albums.get("6akEvsycLGftJxYudPjmqK")).pipe(',
+        "    Effect.provide(layer)",
+        "  )",
+        "  const stats = yield* emulator.stats",
+        "  return { album: album.name, tokenRequests: stats.tokenRequests.total, redis: typeof RedisTokenCache.make }",
+        "}).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))",
+        "",
+        "console.log(JSON.stringify(await Effect.runPromise(program)))",
+        ""
+      ].join("\n")
+    )
+    const tsc = run(bin("tsc"), ["-p", "tsconfig.json", "--pretty", "false"], app)
+    expect(tsc.output).toBe("")
+    expect(tsc.status).toBe(0)
+    const result = run("node", ["out/main.js"], app)
+    expect(result.status, result.output).toBe(0)
+    const printed = JSON.parse(result.output.trim().split("\n").at(-1)!)
+    expect(printed.tokenRequests).toBe(1)
+    expect(printed.redis).toBe("function")
+    expect(typeof printed.album).toBe("string")
+    expect(printed.album.length).toBeGreaterThan(0)
+  })
+
+  it('require("service-sdk/promise") works from a .cjs file', () => {
+    const app = join(dir, "app")
+    writeFileSync(
+      join(app, "promise.cjs"),
+      [
+        'const { AsyncServiceClient, ServiceError } = require("service-sdk/promise")',
+        'const { Emulator } = require("@service-sdk/emulator")',
+        "const main = async () => {",
+        "  const emulator = await Emulator.start()",
+        "  const client = new AsyncServiceClient({",
+        "    clientId: emulator.clientId,",
+        "    clientSecret: emulator.clientSecret,",
+        "    authUrl: emulator.authUrl,",
+        "    apiUrl: emulator.apiUrl",
+        "  })",
+        "  try {",
+        '    const album = await client.albums.get("6akEvsycLGftJxYudPjmqK")',
+        "    const error = await client.users.me().then(() => undefined, (e) => e)",
+        "    console.log(JSON.stringify({ album: album.name, errorIsServiceError: error instanceof ServiceError }))",
+        "  } finally {",
+        "    await client.close()",
+        "    await emulator.close()",
+        "  }",
+        "}",
+        "main().catch((error) => {",
+        "  console.error(error)",
+        "  process.exit(1)",
+        "})",
+        ""
+      ].join("\n")
+    )
+    const result = run("node", ["promise.cjs"], app)
+    expect(result.status, result.output).toBe(0)
+    const printed = JSON.parse(result.output.trim().split("\n").at(-1)!)
+    expect(printed.album.length).toBeGreaterThan(0)
+    expect(printed.errorIsServiceError).toBe(true)
+  })
+
+  it("the installed CLI runs (its bin is the packed bundle)", () => {
+    const result = run(join(dir, "app", "node_modules", ".bin", "service-sdk"), ["--help"], join(dir, "app"))
+    expect(result.status, result.output).toBe(0)
+    expect(result.output).toContain("demo")
+  })
+
+  it.each(packages)("publint and attw --profile esm-only are clean for %s", (name) => {
+    const packageDir = join(root, "packages", name)
+    const publint = run(bin("publint"), ["run", packageDir, "--strict"], root)
+    expect(publint.status, publint.output).toBe(0)
+    expect(publint.output).not.toMatch(/warning|error|suggestion/i)
+    const file = Object.values(tarballs).find((tarball) =>
+      tarball.includes(name === "service-sdk" ? "/service-sdk-0" : `-${name}-`)
+    )!
+    const attw = run(bin("attw"), [file, "--profile", "esm-only", "--format", "ascii"], root)
+    expect(attw.status, attw.output).toBe(0)
+  })
+})
