@@ -14,7 +14,7 @@
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -22,8 +22,8 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import type { Cluster, Redis } from "ioredis"
 import { ConfigurationError, type TokenCache, type TokenCacheError } from "service-sdk"
-import * as Connection from "./internal/connection.js"
 import * as Cache from "./internal/cache.js"
+import * as Shared from "./internal/options.js"
 
 /**
  * @since 0.1.0
@@ -59,13 +59,7 @@ export interface Options {
  *
  * @since 0.1.0
  */
-export const defaults = {
-  url: Connection.DEFAULT_URL,
-  lockTtl: Duration.seconds(30),
-  lockWait: Duration.minutes(2),
-  pollInterval: Duration.millis(50),
-  commandTimeout: Duration.seconds(5)
-} as const
+export const defaults = Shared.defaults
 
 /**
  * The key of the lock that guards the token under `key`.
@@ -84,15 +78,6 @@ export class RedisTokenCache extends Context.Tag("service-sdk/RedisTokenCache")<
   TokenCache.TokenCache
 >() {}
 
-const positive = (value: Duration.DurationInput | undefined, fallback: Duration.Duration, option: string) =>
-  Effect.suspend(() => {
-    if (value === undefined) return Effect.succeed(fallback)
-    const duration = Duration.decodeUnknown(value)
-    return Option.isSome(duration) && Duration.greaterThan(duration.value, Duration.zero)
-      ? Effect.succeed(duration.value)
-      : Effect.fail(new ConfigurationError({ message: `RedisTokenCache option ${option} must be a positive duration` }))
-  })
-
 /**
  * Connects (when given a `url`) and returns the cache. Every Redis failure is a TokenCacheError that names the
  * operation and the address (never a password or a token); invalid options are a ConfigurationError.
@@ -109,21 +94,8 @@ export const make = (
         message: "RedisTokenCache needs a key, e.g. service-sdk:token:<clientId>"
       })
     }
-    if (options.client !== undefined && options.url !== undefined) {
-      return yield* new ConfigurationError({ message: "RedisTokenCache takes a client or a url, not both" })
-    }
-    const commandTimeout = yield* positive(options.commandTimeout, defaults.commandTimeout, "commandTimeout")
-    const lock = {
-      lockKey: lockKey(key),
-      ttl: yield* positive(options.lockTtl, defaults.lockTtl, "lockTtl"),
-      wait: yield* positive(options.lockWait, defaults.lockWait, "lockWait"),
-      pollInterval: yield* positive(options.pollInterval, defaults.pollInterval, "pollInterval")
-    }
-    const connection =
-      options.client !== undefined
-        ? Connection.borrow(options.client, commandTimeout)
-        : yield* Connection.open(options.url ?? defaults.url, commandTimeout)
-    return Cache.make(connection, key, lock)
+    const { connection, lock } = yield* Shared.resolve("RedisTokenCache", options)
+    return Cache.make(connection, key, { ...lock, lockKey: lockKey(key) })
   })
 
 /**

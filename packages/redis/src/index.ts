@@ -7,3 +7,5 @@
 
 /** @since 0.1.0 */
 export * as RedisTokenCache from "./RedisTokenCache.js"
+/** @since 0.2.0 */
+export * as RedisTokenStore from "./RedisTokenStore.js"

@@ -10,6 +10,7 @@ import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as RcMap from "effect/RcMap"
 import type * as Scope from "effect/Scope"
@@ -18,7 +19,7 @@ import type * as TokenCache from "./TokenCache.js"
 import { positiveDuration } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
-import { ConfigurationError, TokenCacheError } from "./ServiceError.js"
+import { AuthenticationError, ConfigurationError, TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 import type { TokenProviderService } from "./TokenProvider.js"
 import type { TokenStore } from "./TokenStore.js"
@@ -99,7 +100,15 @@ export const make = (
       idleTimeToLive,
       lookup: (userId: string): Effect.Effect<UserState> => {
         const cache = store(userId)
-        const renew = RefreshGrant.make(resolved.endpoint, { noTokenMessage: NOT_SIGNED_IN })
+        const refresh = RefreshGrant.make(resolved.endpoint, { noTokenMessage: NOT_SIGNED_IN })
+        // The store's entry decides: a user whose entry is gone was signed out (maybe by another process sharing the
+        // store), so their refresh token is not used again. A store that cannot be read does not block the renewal.
+        const renew = (current: Option.Option<TokenInfo>) =>
+          Effect.flatMap(Effect.option(cache.get), (entry) =>
+            Option.exists(entry, Option.isNone)
+              ? Effect.fail(new AuthenticationError({ message: NOT_SIGNED_IN }))
+              : refresh(current)
+          )
         return Effect.map(Provider.makeService("UserTokens", { ...resolved, cache }, renew, "fail"), (state) => ({
           ...state,
           cache

@@ -52,6 +52,11 @@ export const make = (connection: Connection, key: string, lock: Lock.LockOptions
   const cache: TokenCache.TokenCache = {
     get: Effect.withSpan(get, "RedisTokenCache.get"),
     set: (token) => Effect.withSpan(set(token), "RedisTokenCache.set"),
+    // forgets the entry (sign-out); the provider calls it under `withLock`, so no renewal of this key is under way
+    clear: Effect.withSpan(
+      Effect.asVoid(connection.run(`DEL ${key}`, (redis) => redis.del(key))),
+      "RedisTokenCache.clear"
+    ),
     withLock: (self) =>
       Effect.withSpan(
         withLock(() => Effect.locally(self, held, { read: Option.none() })),

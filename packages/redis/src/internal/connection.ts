@@ -12,6 +12,7 @@ import { ConfigurationError, TokenCacheError } from "service-sdk"
 /** The commands the cache sends; ioredis' `Redis` and `Cluster` both have them. */
 export interface Commands {
   get(key: string): Promise<string | null>
+  del(key: string): Promise<number>
   set(key: string, value: string): Promise<"OK">
   set(key: string, value: string, px: "PX", milliseconds: number): Promise<"OK">
   set(key: string, value: string, px: "PX", milliseconds: number, nx: "NX"): Promise<"OK" | null>
