@@ -32,6 +32,8 @@ export default [
     testTimeout: 90_000
   }),
   project("cli"),
+  // the web app example (headless Chromium, redis-server and the built app)
+  project("web-app", { root: "examples/web-app" }),
   project("bench"),
   // README.md's TypeScript blocks, type-checked as written (scripts/readme-check.mjs)
   project("readme", { root: "scripts", include: ["test/readme.test.ts"] }),

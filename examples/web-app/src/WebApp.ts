@@ -9,10 +9,8 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type { ServeError } from "@effect/platform/HttpServerError"
 import { RedisTokenStore } from "@service-sdk/redis"
-import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
@@ -147,9 +145,7 @@ export const make = (
     const client = yield* ServiceClient.make({ apiUrl: options.apiUrl }).pipe(
       Effect.provideService(TokenProvider, noUser)
     )
-    const userTokens = yield* Layer.build(
-      UserTokens.layer({ ...service, store, idleTimeToLive: options.idleTimeToLive })
-    ).pipe(Effect.map(Context.get(UserTokens)))
+    const userTokens = yield* UserTokens.make({ ...service, store, idleTimeToLive: options.idleTimeToLive })
     yield* HttpServer.serveEffect(app).pipe(
       Effect.provideService(HttpServer.HttpServer, server),
       Effect.provideService(Settings, {
