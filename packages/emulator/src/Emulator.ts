@@ -168,7 +168,7 @@ export interface SignInTokens {
 }
 
 /**
- * The running emulator for plain (Promise) code, from {@link start}.
+ * The running emulator for plain (Promise) code, from {@link Emulator.start}.
  *
  * @since 0.1.0
  * @category models

@@ -19,6 +19,22 @@ import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
 export interface Options extends Provider.ProviderOptions {}
 
 /**
+ * A client-credentials `TokenProvider` service: it fetches an app token on first use, serves it from `tokenCache`
+ * (in memory by default) until `skew` before it expires, and renews it with one request however many callers wait.
+ * Fails with `ConfigurationError` when the client id or secret is missing from both the options and the environment.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect } from "effect"
+ * import { ClientCredentials } from "service-sdk"
+ *
+ * const token = Effect.gen(function* () {
+ *   const provider = yield* ClientCredentials.make({ clientId: "my-app", clientSecret: process.env.MY_APP_SECRET })
+ *   return yield* provider.getAccessToken // Redacted<string>
+ * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
+ * ```
+ *
  * @since 0.1.0
  */
 export const make = (
@@ -38,6 +54,21 @@ export const make = (
   })
 
 /**
+ * {@link make} as a `Layer` of `TokenProvider`, for `ServiceClient.layer()` or your own code; background renewals
+ * (`refreshAhead`) stop with the layer.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Layer } from "effect"
+ * import { ClientCredentials, ServiceClient } from "service-sdk"
+ *
+ * const AppClient = ServiceClient.layer().pipe(
+ *   Layer.provide(ClientCredentials.layer({ scope: ["catalog-read"], refreshAhead: "1 minute" })),
+ *   Layer.provide(NodeHttpClient.layerUndici)
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 export const layer = (options: Options = {}): Layer.Layer<TokenProvider, ConfigurationError, HttpClient.HttpClient> =>
