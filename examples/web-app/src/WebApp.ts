@@ -104,17 +104,15 @@ const positiveInt = (name: string, value: number) =>
  */
 export const make = (
   options: WebAppOptions = {}
-): Effect.Effect<
-  RunningWebApp,
-  ConfigurationError | TokenCacheError | ServeError,
-  Scope.Scope | HttpClient.HttpClient
-> =>
+): Effect.Effect<RunningWebApp, ConfigurationError | TokenCacheError, Scope.Scope | HttpClient.HttpClient> =>
   Effect.gen(function* () {
     const tracksShown = options.tracksShown ?? 10
     yield* positiveInt("tracksShown", tracksShown)
     const host = options.host ?? "127.0.0.1"
     const nodeServer = Http.createServer()
-    const server = yield* NodeHttpServer.make(() => nodeServer, { port: options.port ?? 0, host })
+    const server = yield* NodeHttpServer.make(() => nodeServer, { port: options.port ?? 0, host }).pipe(
+      Effect.mapError((error) => listenError(error, host, options.port ?? 0))
+    )
     // runs before the server's own close: do not wait for keep-alive connections
     yield* Effect.addFinalizer(() => Effect.sync(() => nodeServer.closeAllConnections()))
     const port = server.address._tag === "TcpAddress" ? server.address.port : 0
@@ -163,6 +161,17 @@ export const make = (
     )
     return { url: baseUrl, store: redis === undefined ? "memory" : "redis" } as const
   })
+
+/** A listen failure, said plainly (the platform's ServeError has no message of its own). */
+const listenError = (error: ServeError, host: string, port: number): ConfigurationError => {
+  const code = (error.cause as { readonly code?: unknown } | undefined)?.code
+  return new ConfigurationError({
+    message:
+      code === "EADDRINUSE"
+        ? `port ${port} is already in use on ${host} (set PORT to another port)`
+        : `could not listen on ${host}:${port}${typeof code === "string" ? ` (${code})` : ""}`
+  })
+}
 
 /** An ioredis connection owned by the app, closed with its scope; fails fast when Redis cannot be reached. */
 const connect = (url: string) =>

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import * as Net from "node:net"
 import { join } from "node:path"
 
 const root = join(import.meta.dirname, "..", "..", "..")
@@ -67,10 +68,11 @@ describe("npm run example:web", () => {
     }
   }, 60_000)
 
-  it("a bad PORT is one clear line and a non-zero exit", async () => {
-    const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
+  /** Runs the app to its exit. */
+  const runToExit = (env: Record<string, string>) =>
+    new Promise<{ code: number | null; output: string }>((resolve) => {
       const child = spawn(process.execPath, [join(example, "dist", "main.js")], {
-        env: { PATH: process.env.PATH ?? "", PORT: "http" },
+        env: { PATH: process.env.PATH ?? "", ...env },
         stdio: ["ignore", "pipe", "pipe"]
       })
       let output = ""
@@ -78,7 +80,25 @@ describe("npm run example:web", () => {
       child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
       child.once("exit", (code) => resolve({ code, output }))
     })
+
+  it("a bad PORT is one clear line and a non-zero exit", async () => {
+    const result = await runToExit({ PORT: "http" })
     expect(result.code).not.toBe(0)
     expect(result.output.trim()).toBe("web-app: PORT must be a port number, got http")
+  }, 30_000)
+
+  it("a PORT in use is one clear line and a non-zero exit", async () => {
+    const taken = Net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as Net.AddressInfo).port
+    try {
+      const result = await runToExit({ PORT: String(port) })
+      expect(result.code).not.toBe(0)
+      expect(result.output.trim()).toBe(
+        `web-app: port ${port} is already in use on 127.0.0.1 (set PORT to another port)`
+      )
+    } finally {
+      await new Promise((resolve) => taken.close(resolve))
+    }
   }, 30_000)
 })
