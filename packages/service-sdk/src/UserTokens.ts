@@ -146,7 +146,10 @@ export const make = (
             ? Effect.fail(
                 new TokenCacheError({ message: "cannot sign out: this TokenStore's caches have no clear operation" })
               )
-            : state.clear(state.cache.clear)
+            : // under the store's cross-process lock too: a renewal under way in another process lands first
+              state.clear(
+                state.cache.withLock === undefined ? state.cache.clear : state.cache.withLock(state.cache.clear)
+              )
         ).pipe(Effect.zipRight(RcMap.invalidate(users, id)))
       }).pipe(Effect.withSpan("UserTokens.signOut"))
 
