@@ -105,6 +105,26 @@ describe("UserTokens", () => {
     })
   )
 
+  it.scoped("an entry removed behind the state's back (another process's sign-out): no refresh, 'not signed in'", () =>
+    Effect.gen(function* () {
+      const { requests, store, users } = yield* setup(perUser)
+      yield* users.signIn("alice", tokenInfo("alice-fresh", 100, { refreshToken: "alice-refresh" }))
+      yield* users.signIn("bob", tokenInfo("bob-fresh", 100, { refreshToken: "bob-refresh" }))
+      expect(value(yield* users.provider("alice").getAccessToken)).toBe("alice-fresh")
+      yield* store("alice").clear!
+      // alice's memo still serves her valid token; once it is stale her refresh token is not used again
+      expect(value(yield* users.provider("alice").getAccessToken)).toBe("alice-fresh")
+      yield* TestClock.adjust("2 minutes")
+      const error = yield* Effect.flip(users.provider("alice").getAccessToken)
+      expect(error._tag).toBe("AuthenticationError")
+      expect(error.message).toContain("not signed in")
+      expect(Option.isNone(yield* store("alice").get)).toBe(true)
+      const bob = yield* concurrently([users.provider("bob").getAccessToken])
+      expect(bob.map(value)).toEqual(["bob-refresh:access:1"])
+      expect((yield* requests).map((request) => request.form.get("refresh_token"))).toEqual(["bob-refresh"])
+    })
+  )
+
   it.scoped("signOut with a store whose caches cannot clear is a TokenCacheError", () =>
     Effect.gen(function* () {
       const memory = yield* TokenStore.memory()
