@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --out FILE] [-- --only 1,3]`: the nine benchmark parts, a table per part, a
+ * `npm run bench [-- --quick] [-- --out FILE] [-- --only 1,3]`: the ten benchmark parts, a table per part, a
  * summary of the targets, and the JSON (`results/latest.json` for a full run; a quick run writes only with `--out`).
  * Every figure is a ratio against something measured in the same run.
  */
@@ -24,6 +24,7 @@ import type { PartResult } from "./internal/parts/part.js"
 import { peers } from "./internal/parts/peers.js"
 import { requestOverhead } from "./internal/parts/requestOverhead.js"
 import { startup } from "./internal/parts/startup.js"
+import { usersMemory } from "./internal/parts/usersMemory.js"
 import { formatPart, formatSummary, type PartReport, targets } from "./internal/report.js"
 
 const TOKEN_LATENCY_MS = 20
@@ -65,7 +66,8 @@ const PARTS: ReadonlyArray<readonly [number, (context: Context) => Promise<PartR
   [6, peers],
   [7, startup],
   [8, fleet],
-  [9, expiryUnderLoad]
+  [9, expiryUnderLoad],
+  [10, usersMemory]
 ]
 
 const { values } = parseArgs({

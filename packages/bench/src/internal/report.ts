@@ -5,7 +5,7 @@
 import type { Ratio } from "./harness.js"
 import type { Quiet } from "./machine.js"
 
-export type Unit = "ns/call" | "ops/s" | "ms" | "MB" | "requests"
+export type Unit = "ns/call" | "ops/s" | "ms" | "MB" | "requests" | "bytes"
 
 export interface Quantity {
   readonly label: string
@@ -84,6 +84,8 @@ export const formatQuantity = (value: number, unit: Unit): string => {
       return `${fixed(value, 2)} MB`
     case "requests":
       return `${fixed(value, 0)} ${value === 1 ? "request" : "requests"}`
+    case "bytes":
+      return Math.abs(value) >= 10_000 ? `${fixed(value / 1024, 1)} KB` : `${fixed(value, 0)} bytes`
   }
 }
 
