@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: type-check (tsc -b), lint (biome), every vitest project, then the bench smoke test.
+// `npm test`: type-check (tsc -b), lint (biome), the API reference (npm run docs), every vitest project, then the bench smoke test.
 // Ends with one line `tests: N passed, M failed, K skipped`; exits non-zero on any failure or when N is 0.
 import { spawnSync } from "node:child_process"
 import { existsSync, readFileSync, rmSync } from "node:fs"
@@ -20,6 +20,8 @@ rmSync(results, { force: true })
 const steps = []
 steps.push(["type-check", run("type-check", bin("tsc"), ["-b"])])
 steps.push(["lint", run("lint", bin("biome"), ["check", "."])])
+// the API reference (TypeDoc); fails on a public export without a summary or a main entry point without @example
+steps.push(["docs", run("docs", process.execPath, [join(root, "scripts", "docs", "build.mjs")])])
 const vitestOk = run("vitest", bin("vitest"), [
   "run",
   "--reporter=default",

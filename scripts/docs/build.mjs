@@ -60,8 +60,12 @@ export const audit = (project) => {
   const undocumented = []
   const found = new Map()
   const visit = (parent, path) => {
+    const classes = new Set((parent.children ?? []).filter((child) => child.kind === Kind.Class).map((c) => c.name))
     for (const child of parent.children ?? []) {
       const name = path === "" ? child.name : `${path}.${child.name}`
+      // `declare namespace X` merged into `class X` (Effect's `X.Service`, `X.Options`): type names for what the
+      // class documents, so the class's summary covers them
+      if (child.kind === Kind.Namespace && classes.has(child.name)) continue
       found.set(name, child)
       if (documentedKinds.has(child.kind) && !isDocumented(child)) undocumented.push(`${kindName[child.kind]} ${name}`)
       if (child.kind === Kind.Class) {

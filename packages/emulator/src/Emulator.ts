@@ -49,6 +49,8 @@ export interface PlaybackState {
 }
 
 /**
+ * Options of `Emulator.start` / `Emulator.make`: the port, registered clients, token lifetime, refresh-token rotation, automatic consent and PKCE enforcement.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -257,26 +259,63 @@ export const start: (options?: EmulatorOptions) => Promise<EmulatorHandle> = int
  */
 export class Emulator extends Context.Tag("@service-sdk/emulator/Emulator")<Emulator, Emulator.Service>() {
   /**
+   * Starts the emulator on a loopback port for the current scope (it stops when the scope closes).
+   *
+   * @example
+   * ```ts
+   * import { Emulator } from "@service-sdk/emulator"
+   * import { Effect } from "effect"
+   *
+   * const stats = Effect.gen(function* () {
+   *   const emulator = yield* Emulator.make({ tokenLifetime: 60 })
+   *   yield* emulator.injectFault({ target: "token", count: 1, status: 503 })
+   *   return yield* emulator.stats
+   * }).pipe(Effect.scoped)
+   * ```
+   *
    * @since 0.1.0
    */
   static readonly make = make
   /**
+   * {@link Emulator.make} as a `Layer` of `Emulator`; the server stops when the layer is released.
+   *
    * @since 0.1.0
    */
   static readonly layer = layer
   /**
+   * Starts the emulator for plain (Promise) code; stop it with `close()` or `await using`.
+   *
+   * @example
+   * ```ts
+   * import { Emulator } from "@service-sdk/emulator"
+   *
+   * await using emulator = await Emulator.start({ autoApprove: true })
+   * const response = await fetch(`${emulator.authUrl}/api/token`, {
+   *   method: "POST",
+   *   headers: { authorization: `Basic ${btoa(`${emulator.clientId}:${emulator.clientSecret}`)}` },
+   *   body: new URLSearchParams({ grant_type: "client_credentials" })
+   * })
+   * console.log(response.status, await emulator.stats())
+   * ```
+   *
    * @since 0.1.0
    */
   static readonly start = start
   /**
+   * The default confidential client's id, `emulator-client`.
+   *
    * @since 0.1.0
    */
   static readonly defaultClientId = defaultClientId
   /**
+   * The default confidential client's secret, `emulator-secret`.
+   *
    * @since 0.1.0
    */
   static readonly defaultClientSecret = defaultClientSecret
   /**
+   * The public client's id, `emulator-public-client` (no secret; PKCE required).
+   *
    * @since 0.2.0
    */
   static readonly defaultPublicClientId = defaultPublicClientId

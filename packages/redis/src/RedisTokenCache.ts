@@ -26,6 +26,8 @@ import * as Cache from "./internal/cache.js"
 import * as Shared from "./internal/options.js"
 
 /**
+ * Options of {@link make}: where Redis is (`url` or your own `client`), the entry's `key`, and the lock's timings.
+ *
  * @since 0.1.0
  */
 export interface Options {
@@ -81,6 +83,20 @@ export class RedisTokenCache extends Context.Tag("service-sdk/RedisTokenCache")<
 /**
  * Connects (when given a `url`) and returns the cache. Every Redis failure is a TokenCacheError that names the
  * operation and the address (never a password or a token); invalid options are a ConfigurationError.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { RedisTokenCache } from "@service-sdk/redis"
+ * import { Effect } from "effect"
+ * import { ClientCredentials } from "service-sdk"
+ *
+ * const token = Effect.gen(function* () {
+ *   const tokenCache = yield* RedisTokenCache.make({ url: "redis://127.0.0.1:6379", key: "service-sdk:token:my-app" })
+ *   const provider = yield* ClientCredentials.make({ tokenCache })
+ *   return yield* provider.getAccessToken
+ * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
+ * ```
  *
  * @since 0.1.0
  */

@@ -5,7 +5,15 @@
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
+/**
+ * A `TokenCache` in Redis shared by a fleet of processes, with a cross-process lock for single-flight renewal.
+ *
+ * @since 0.1.0
+ */
 export * as RedisTokenCache from "./RedisTokenCache.js"
-/** @since 0.2.0 */
+/**
+ * A `TokenStore` in Redis: one shared, locked cache entry per user, for web apps running several processes.
+ *
+ * @since 0.2.0
+ */
 export * as RedisTokenStore from "./RedisTokenStore.js"

@@ -184,6 +184,10 @@ export const parseResponseUrl = (
 }
 
 /**
+ * An authorization-code provider: builds sign-in URLs, exchanges the code (with PKCE), then serves the user's token
+ * from `tokenCache` and renews it with the refresh token, one request however many callers wait. See
+ * {@link AuthorizationCode.make}.
+ *
  * @since 0.1.0
  */
 export const make = (
@@ -307,11 +311,52 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
   AuthorizationCode,
   AuthorizationCodeService
 >() {
-  /** @since 0.1.0 */
+  /**
+   * An authorization-code provider (user-scoped tokens): `getAuthorizationUrl`/`beginAuthorization` for the sign-in,
+   * `exchangeCode`/`completeAuthorization` for the callback, then `getAccessToken` renews with the refresh token
+   * (the cached one, else the `refreshToken` option). Fails with `ConfigurationError` for missing or bad options.
+   *
+   * @example
+   * ```ts
+   * import { NodeHttpClient } from "@effect/platform-node"
+   * import { Effect } from "effect"
+   * import { AuthorizationCode } from "service-sdk"
+   *
+   * // a refresh token saved from an earlier sign-in
+   * const token = Effect.gen(function* () {
+   *   const provider = yield* AuthorizationCode.make({ refreshToken: process.env.MY_APP_REFRESH_TOKEN })
+   *   return yield* provider.getAccessToken
+   * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
+   * ```
+   *
+   * @since 0.1.0
+   */
   static readonly make = make
-  /** @since 0.1.0 */
+  /**
+   * The code from the URL the authorization server redirected to; fails with `AuthenticationError` on an `error`
+   * parameter, a missing code, or (with `expectedState`) a missing or different state.
+   *
+   * @since 0.1.0
+   */
   static readonly parseResponseUrl = parseResponseUrl
-  /** @since 0.1.0 */
+  /**
+   * {@link AuthorizationCode.make} as a `Layer` that provides both `AuthorizationCode` (sign-in) and `TokenProvider`
+   * (for `ServiceClient.layer()`).
+   *
+   * @example
+   * ```ts
+   * import { NodeHttpClient } from "@effect/platform-node"
+   * import { Layer } from "effect"
+   * import { AuthorizationCode, ServiceClient } from "service-sdk"
+   *
+   * const UserClient = ServiceClient.layer().pipe(
+   *   Layer.provideMerge(AuthorizationCode.layer({ redirectUri: "http://127.0.0.1:8080/callback" })),
+   *   Layer.provide(NodeHttpClient.layerUndici)
+   * )
+   * ```
+   *
+   * @since 0.1.0
+   */
   static layer(
     options: Options = {}
   ): Layer.Layer<AuthorizationCode | TokenProvider, ConfigurationError, HttpClient.HttpClient> {

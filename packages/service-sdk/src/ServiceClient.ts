@@ -139,6 +139,8 @@ export interface ServiceClientResources {
 }
 
 /**
+ * What `ServiceClient` provides: the authenticated `http` client, `request` for any endpoint, and the typed resources.
+ *
  * @since 0.1.0
  */
 export interface ServiceClientService extends ServiceClientResources {
@@ -159,13 +161,20 @@ export interface ServiceClientService extends ServiceClientResources {
 }
 
 /**
- * The data API client. Its layers need a `TokenProvider` (or a fixed token) and an `HttpClient`:
+ * The data API client: the bearer token on every request, retries, `Retry-After`, one forced refresh on a 401, and
+ * typed resources. Its layers need a `TokenProvider` (or a fixed token) and an `HttpClient`.
  *
+ * @example
  * ```ts
- * ServiceClient.layer().pipe(
- *   Layer.provide(AuthorizationCode.layer({ redirectUri })),
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ * import { AuthorizationCode, ServiceClient } from "service-sdk"
+ *
+ * const UserClient = ServiceClient.layer().pipe(
+ *   Layer.provide(AuthorizationCode.layer({ refreshToken: process.env.MY_APP_REFRESH_TOKEN })),
  *   Layer.provide(NodeHttpClient.layerUndici)
  * )
+ * const me = Effect.flatMap(ServiceClient, (client) => client.users.me).pipe(Effect.provide(UserClient))
  * ```
  *
  * @since 0.1.0

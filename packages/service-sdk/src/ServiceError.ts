@@ -134,6 +134,8 @@ for (const ErrorClass of [
 }
 
 /**
+ * Whether a value is one of the SDK's errors (any `ServiceError` subclass), for plain code and `Effect.catchIf`.
+ *
  * @since 0.1.0
  */
 export const isServiceError = (u: unknown): u is ServiceError => u instanceof ServiceError

@@ -14,6 +14,8 @@ import { TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 
 /**
+ * The cache protocol every provider reads and writes: `get`, `set`, and optionally `withLock` (a lock shared by every process using the cache) and `clear`.
+ *
  * @since 0.1.0
  */
 export interface TokenCache {

@@ -38,6 +38,8 @@ export interface Options extends Omit<AuthorizationCode.Options, "tokenCache" | 
 }
 
 /**
+ * What `UserTokens` provides: a `TokenProvider` per user id, sign-in (store a user's tokens) and sign-out (forget them).
+ *
  * @since 0.2.0
  */
 export interface UserTokensService {
@@ -181,7 +183,11 @@ export const make = (
  * @since 0.2.0
  */
 export class UserTokens extends Context.Tag("service-sdk/UserTokens")<UserTokens, UserTokensService>() {
-  /** @since 0.2.0 */
+  /**
+   * The `UserTokens` service without a layer (scoped: users' in-memory state is released with the scope).
+   *
+   * @since 0.2.0
+   */
   static readonly make = make
   /**
    * A scoped layer of {@link make}: users' states end with it.

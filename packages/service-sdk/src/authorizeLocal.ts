@@ -17,6 +17,8 @@ import { AuthenticationError, ConfigurationError, type TokenCacheError, type Tra
 import type { TokenInfo } from "./TokenInfo.js"
 
 /**
+ * Options of {@link authorizeLocal}: the scope to ask for, whether to open the browser, a hook that receives the consent URL, and the timeout.
+ *
  * @since 0.1.0
  */
 export interface AuthorizeLocalOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
@@ -66,6 +68,19 @@ const reply = (callback: CallbackReceiver.Callback, page: Page) =>
  * Fails with ConfigurationError for an unusable `redirectUri`, a port in use or `openBrowser: false` without
  * `onAuthorizationUrl`; with AuthenticationError for an `error` callback, a state mismatch, a rejected code or a
  * timeout.
+ *
+ * @example
+ * ```ts
+ * import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
+ * import { Effect } from "effect"
+ * import { AuthorizationCode, authorizeLocal, TokenCache } from "service-sdk"
+ *
+ * const login = Effect.gen(function* () {
+ *   const tokenCache = yield* TokenCache.file("tokens.json")
+ *   const provider = AuthorizationCode.layer({ redirectUri: "http://127.0.0.1:8080/callback", tokenCache })
+ *   return yield* authorizeLocal({ scope: ["user-read-private"] }).pipe(Effect.provide(provider))
+ * }).pipe(Effect.provide([NodeHttpClient.layerUndici, NodeFileSystem.layer]))
+ * ```
  *
  * @since 0.1.0
  */

@@ -8,9 +8,17 @@
 export { AuthorizationCode } from "./AuthorizationCode.js"
 /** @since 0.1.0 */
 export { type AuthorizeLocalOptions, authorizeLocal } from "./authorizeLocal.js"
-/** @since 0.1.0 */
+/**
+ * App-only tokens: the client credentials grant, as a `TokenProvider`.
+ *
+ * @since 0.1.0
+ */
 export * as ClientCredentials from "./ClientCredentials.js"
-/** @since 0.2.0 */
+/**
+ * PKCE (RFC 7636): a one-time verifier and its S256 challenge for sign-in flows of your own.
+ *
+ * @since 0.2.0
+ */
 export * as Pkce from "./Pkce.js"
 /** @since 0.1.0 */
 export {
@@ -32,9 +40,17 @@ export {
   TokenCacheError,
   TransportError
 } from "./ServiceError.js"
-/** @since 0.1.0 */
+/**
+ * Where a provider keeps its token: in memory (the default) or a file; `@service-sdk/redis` adds Redis.
+ *
+ * @since 0.1.0
+ */
 export * as TokenCache from "./TokenCache.js"
-/** @since 0.2.0 */
+/**
+ * A token cache per user (in memory, or one file per user in a directory), for `UserTokens`.
+ *
+ * @since 0.2.0
+ */
 export * as TokenStore from "./TokenStore.js"
 /** @since 0.1.0 */
 export { TokenInfo, type TokenInfoJson } from "./TokenInfo.js"

@@ -55,6 +55,8 @@ export type MockResponse =
 export type MockHandler = (request: RecordedRequest, call: number) => MockResponse | Effect.Effect<MockResponse>
 
 /**
+ * The mock's control surface: the requests it recorded and a way to replace its handler.
+ *
  * @since 0.1.0
  */
 export interface MockHttpClientService {

@@ -69,7 +69,17 @@ export abstract class AsyncTokenProvider<R = TokenProvider> {
 }
 
 /**
- * Client credentials for plain code: `new AsyncClientCredentials({ clientId, clientSecret })`.
+ * Client credentials for plain code: app-only tokens, cached and renewed (one request however many callers wait).
+ * Credentials fall back to `SERVICE_SDK_CLIENT_ID` / `SERVICE_SDK_CLIENT_SECRET`.
+ *
+ * @example
+ * ```ts
+ * import { AsyncClientCredentials, AsyncServiceClient } from "service-sdk/promise"
+ *
+ * await using auth = new AsyncClientCredentials({ clientId: "my-app", clientSecret: process.env.MY_APP_SECRET })
+ * const token: string = await auth.getAccessToken()
+ * await using client = new AsyncServiceClient({ authProvider: auth })
+ * ```
  *
  * @since 0.1.0
  */
@@ -86,7 +96,17 @@ export class AsyncClientCredentials extends AsyncTokenProvider<TokenProvider> {
 }
 
 /**
- * The authorization code grant for plain code.
+ * The authorization code grant for plain code: sign-in (`authorizeLocal`, or `beginAuthorization` then
+ * `completeAuthorization`), then user tokens renewed with the refresh token.
+ *
+ * @example
+ * ```ts
+ * import { AsyncAuthorizationCode } from "service-sdk/promise"
+ *
+ * await using auth = new AsyncAuthorizationCode({ redirectUri: "http://127.0.0.1:8080/callback" })
+ * await auth.authorizeLocal({ scope: ["user-read-private"] }) // opens the browser, waits for the redirect
+ * const token: string = await auth.getAccessToken()
+ * ```
  *
  * @since 0.1.0
  */

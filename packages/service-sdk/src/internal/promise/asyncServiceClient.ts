@@ -116,8 +116,10 @@ const tokenLayer = (
 }
 
 /**
- * The data API client for plain code:
+ * The data API client for plain code, with exactly one of `{ accessToken }`, `{ authProvider }` or
+ * `{ clientId, clientSecret }`:
  *
+ * @example
  * ```ts
  * await using client = new AsyncServiceClient({ clientId, clientSecret })
  * const album = await client.albums.get("6akEvsycLGftJxYudPjmqK")
