@@ -153,7 +153,7 @@ const decodeDuration = (
 
 /**
  * A duration option that must be longer than zero (timeouts, `maxRetryAfter`, `refreshAhead`): negative, zero, NaN,
- * infinite or unreadable values are a ConfigurationError naming the option, never clamped (DESIGN §4).
+ * infinite or unreadable values are a ConfigurationError naming the option, never clamped.
  */
 export const positiveDuration = (
   value: Duration.DurationInput | undefined,

@@ -103,7 +103,7 @@ export const peek = (provider: TokenProviderService): Redacted.Redacted<string> 
   (provider as { readonly [PeekSymbol]?: () => Redacted.Redacted<string> | undefined })[PeekSymbol]?.()
 
 /**
- * Whether a cache entry belongs to this provider (DESIGN §3): written for the same `client_id` and `auth_url` (an
+ * Whether a cache entry belongs to this provider: written for the same `client_id` and `auth_url` (an
  * entry without them is accepted), with every scope the provider asks for when the entry names its scope.
  */
 export const accepts =

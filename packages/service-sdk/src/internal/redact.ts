@@ -61,7 +61,7 @@ const variantsOf = (secret: string): ReadonlyArray<string> => {
 /**
  * `text` with every known secret value masked as `[redacted]` (the client secret, the Basic credential, access and
  * refresh tokens, the code, the PKCE verifier): for server-supplied text (`error_description`, API error messages)
- * before it reaches an error, a log line or a span, since a server may reflect the request (DESIGN §4).
+ * before it reaches an error, a log line or a span, since a server may reflect the request.
  */
 export const maskSecrets = (text: string, knownSecrets: ReadonlyArray<string | undefined>): string => {
   const variants = knownSecrets

@@ -1,5 +1,5 @@
 /**
- * The client's request policy (DESIGN section 4, data API calls), in one place. Every data API request goes
+ * The client's request policy for data API calls, in one place. Every data API request goes
  * through {@link make}:
  *
  * - the bearer token is asked of the provider on every attempt; a token failure surfaces as is and is never retried

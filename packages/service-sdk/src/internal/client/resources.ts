@@ -1,5 +1,5 @@
 /**
- * The typed resources of the data API (DESIGN section 5), each one `request` with its method, path and Schema.
+ * The typed resources of the data API, each one `request` with its method, path and Schema.
  * Path segments are URL-encoded.
  */
 import * as Effect from "effect/Effect"

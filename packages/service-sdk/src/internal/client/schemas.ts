@@ -1,5 +1,5 @@
 /**
- * The data API's objects (DESIGN section 5), modelled loosely: the fields a program needs are required, the rest
+ * The data API's objects, modelled loosely: the fields a program needs are required, the rest
  * optional (`null` reads as absent), unknown fields are dropped by decoding.
  */
 import * as Schema from "effect/Schema"
