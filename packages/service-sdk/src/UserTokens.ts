@@ -192,6 +192,22 @@ export class UserTokens extends Context.Tag("service-sdk/UserTokens")<UserTokens
   /**
    * A scoped layer of {@link make}: users' states end with it.
    *
+   * @example
+   * ```ts
+   * import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
+   * import { Effect, Layer } from "effect"
+   * import { TokenStore, UserTokens } from "service-sdk"
+   *
+   * // one 0600 file per user under ./tokens; a user's state leaves memory after 10 idle minutes
+   * const Users = Layer.unwrapEffect(
+   *   Effect.map(TokenStore.directory("./tokens"), (store) =>
+   *     UserTokens.layer({ redirectUri: "http://127.0.0.1:3000/callback", store, idleTimeToLive: "10 minutes" })
+   *   )
+   * ).pipe(Layer.provide(Layer.merge(NodeHttpClient.layerUndici, NodeFileSystem.layer)))
+   *
+   * const signOut = (userId: string) => Effect.flatMap(UserTokens, (users) => users.signOut(userId))
+   * ```
+   *
    * @since 0.2.0
    */
   static layer(options: Options): Layer.Layer<UserTokens, ConfigurationError, HttpClient.HttpClient> {
