@@ -5,8 +5,11 @@
  *
  * @since 0.2.0
  */
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import { ConfigurationError, type TokenCache, type TokenCacheError, type TokenStore } from "service-sdk"
 import * as Cache from "./internal/cache.js"
 import * as Shared from "./internal/options.js"
@@ -75,3 +78,42 @@ export const make = (
       return Cache.make(connection, key, { ...lock, lockKey: lockKey(key) })
     }
   })
+
+/**
+ * A store from {@link connect}: a `TokenStore` (pass it as `store` to `AsyncUserTokens`) that owns its connection
+ * until `close()`.
+ *
+ * @since 0.2.0
+ */
+export interface ConnectedRedisTokenStore extends TokenStore.TokenStore {
+  /** Closes the connection the store opened (not a `client` passed in). Idempotent. */
+  readonly close: () => Promise<void>
+  readonly [Symbol.asyncDispose]: () => Promise<void>
+}
+
+/**
+ * {@link make} for plain code: resolves to the store, or rejects with the SDK's TokenCacheError or
+ * ConfigurationError.
+ *
+ * ```ts
+ * await using store = await RedisTokenStore.connect({ url: process.env.REDIS_URL, prefix: "my-app:tokens:" })
+ * await using users = new AsyncUserTokens({ redirectUri, store })
+ * ```
+ *
+ * @since 0.2.0
+ */
+export const connect = async (options: Options): Promise<ConnectedRedisTokenStore> => {
+  const scope = Effect.runSync(Scope.make())
+  const exit = await Effect.runPromiseExit(Scope.extend(make(options), scope))
+  if (Exit.isFailure(exit)) {
+    await Effect.runPromise(Scope.close(scope, exit))
+    throw Option.getOrElse(Cause.failureOption(exit.cause), () => Cause.squash(exit.cause))
+  }
+  let closed: Promise<void> | undefined
+  const close = () => {
+    closed ??= Effect.runPromise(Scope.close(scope, Exit.void))
+    return closed
+  }
+  const store = exit.value
+  return Object.assign((userId: string) => store(userId), { close, [Symbol.asyncDispose]: close })
+}

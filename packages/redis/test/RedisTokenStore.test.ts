@@ -10,6 +10,7 @@ import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Redacted from "effect/Redacted"
 import { AuthenticationError, ConfigurationError, TokenInfo, UserTokens } from "service-sdk"
+import { AsyncUserTokens } from "service-sdk/promise"
 import { MockHttpClient } from "service-sdk/testing"
 import { describeRedis } from "./support/redisServer.js"
 
@@ -102,5 +103,47 @@ describeRedis("RedisTokenStore", (server) => {
         )
       ),
     20_000
+  )
+
+  it.live("connect (plain code): AsyncUserTokens over the store; close() releases the connection", () =>
+    Effect.promise(async () => {
+      const prefix = `test:users:${randomUUID()}:`
+      const store = await RedisTokenStore.connect({ url: server().url, prefix })
+      const users = new AsyncUserTokens({
+        ...credentials,
+        store,
+        httpClient: MockHttpClient.layer((request) =>
+          MockHttpClient.json({
+            access_token: `${request.form.get("refresh_token")}:renewed`,
+            token_type: "Bearer",
+            expires_in: 3600
+          })
+        )
+      })
+      try {
+        await users.signIn("carol", staleToken("carol"))
+        expect(await users.getAccessToken("carol")).toBe("carol-refresh:renewed")
+        expect(await server().admin.exists(RedisTokenStore.userKey(prefix, "carol"))).toBe(1)
+        await users.signOut("carol")
+        expect(await server().admin.exists(RedisTokenStore.userKey(prefix, "carol"))).toBe(0)
+      } finally {
+        await users.close()
+        await store.close()
+      }
+      const closed = await Effect.runPromise(Effect.flip(store("carol").get))
+      expect(closed._tag).toBe("TokenCacheError")
+    })
+  )
+
+  it.live("connect rejects with TokenCacheError when Redis cannot be reached, naming no secret", () =>
+    Effect.promise(async () => {
+      const error = await RedisTokenStore.connect({
+        url: "redis://:hunter2-secret@127.0.0.1:1",
+        prefix: "p:",
+        commandTimeout: "500 millis"
+      }).catch((e: unknown) => e)
+      expect((error as { _tag?: string })._tag).toBe("TokenCacheError")
+      expect(String((error as Error).message)).not.toContain("hunter2-secret")
+    })
   )
 })
