@@ -91,6 +91,21 @@ describe("consumer: the packed packages in a fresh project", () => {
     }
   })
 
+  it("tarballs declare Effect and the platform packages as peers, with the metadata a registry shows", () => {
+    for (const [name, file] of Object.entries(tarballs)) {
+      const manifest = JSON.parse(execFileSync("tar", ["-xzOf", file, "package/package.json"], { encoding: "utf8" }))
+      for (const peer of ["effect", "@effect/platform", "@effect/platform-node"]) {
+        expect(manifest.dependencies?.[peer], `${name}: ${peer} is not a dependency`).toBeUndefined()
+      }
+      expect(manifest.peerDependencies.effect, name).toMatch(/^\^3\.22\.\d+$/)
+      expect(manifest.license, name).toBe("MIT")
+      expect(manifest.engines, name).toEqual({ node: ">=20" })
+      expect(manifest.repository?.url, name).toMatch(/^git\+https:/)
+      expect(manifest.sideEffects, name).toBeDefined()
+      expect(manifest.files, name).toContain("dist")
+    }
+  })
+
   it("has one copy of effect, the user's", () => {
     const app = join(dir, "app")
     const ls = run("npm", ["ls", "effect", "--all", "--parseable"], app)
