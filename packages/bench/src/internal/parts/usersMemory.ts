@@ -98,7 +98,7 @@ export const usersMemory = async (context: Context): Promise<PartResult> => {
           { label: `heap per idle user (${n(signedIn)} signed in, all idle)`, value: perIdle, unit: "bytes" },
           {
             baseline: { label: "heap before any user, after gc()", value: before / (1024 * 1024), unit: "MB" },
-            // a constant (hash tables that keep their capacity) spread over the users, not state kept per user
+            // what an idle user still costs, against what an active one does
             ratio: { ratio: perIdle / perActive, min: perIdle / perActive, max: perIdle / perActive },
             target: { on: "value", op: "<", limit: 64 }
           }
