@@ -2,26 +2,11 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Emulator, type EmulatorHandle } from "@service-sdk/emulator"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Redacted } from "effect"
-import { existsSync } from "node:fs"
-import * as Net from "node:net"
-import { type Browser, chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
+import { CHROMIUM, freePort, hasChromium, launchChromium, required, warnIfMissing } from "./support/chromium.js"
 import { AuthorizationCode, authorizeLocal, type TokenInfo } from "service-sdk"
 
-const CHROMIUM = "/usr/bin/chromium"
-const hasChromium = existsSync(CHROMIUM)
-const required = process.env.SERVICE_SDK_REQUIRE_BROWSER === "1"
-if (!hasChromium) {
-  console.warn(`\n⚠ browser tests (PKCE) SKIPPED: ${CHROMIUM} is not installed (apt-get install chromium)\n`)
-}
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = Net.createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address() as Net.AddressInfo
-      server.close(() => resolve(address.port))
-    })
-  })
+warnIfMissing("browser tests (PKCE)")
 
 describe("a public client signs in with PKCE in headless Chromium", () => {
   it.runIf(required && !hasChromium)("Chromium must be installed where SERVICE_SDK_REQUIRE_BROWSER=1 (CI)", () => {
@@ -34,11 +19,7 @@ describe("a public client signs in with PKCE in headless Chromium", () => {
 
     beforeAll(async () => {
       emulator = await Emulator.start({ autoApprove: false })
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
-      })
+      browser = await launchChromium()
     }, 60_000)
     afterAll(async () => {
       await browser?.close()

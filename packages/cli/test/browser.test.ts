@@ -3,27 +3,13 @@ import { Emulator, type EmulatorHandle } from "@service-sdk/emulator"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Redacted } from "effect"
 import { existsSync, mkdtempSync } from "node:fs"
-import * as Net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Browser, chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
+import { CHROMIUM, freePort, hasChromium, launchChromium, required, warnIfMissing } from "./support/chromium.js"
 import { AuthenticationError, AuthorizationCode, authorizeLocal, type TokenInfo } from "service-sdk"
 
-const CHROMIUM = "/usr/bin/chromium"
-const hasChromium = existsSync(CHROMIUM)
-const required = process.env.SERVICE_SDK_REQUIRE_BROWSER === "1"
-if (!hasChromium) {
-  console.warn(`\n⚠ browser tests SKIPPED: ${CHROMIUM} is not installed (apt-get install chromium)\n`)
-}
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = Net.createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address() as Net.AddressInfo
-      server.close(() => resolve(address.port))
-    })
-  })
+warnIfMissing("browser tests")
 
 describe("consent → loopback redirect in headless Chromium", () => {
   it.runIf(required && !hasChromium)("Chromium must be installed where SERVICE_SDK_REQUIRE_BROWSER=1 (CI)", () => {
@@ -38,11 +24,7 @@ describe("consent → loopback redirect in headless Chromium", () => {
 
     beforeAll(async () => {
       emulator = await Emulator.start({ autoApprove: false })
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
-      })
+      browser = await launchChromium()
     }, 60_000)
     afterAll(async () => {
       await browser?.close()
