@@ -25,6 +25,9 @@ export interface LockOptions {
   readonly pollInterval: Duration.Duration
 }
 
+/** How long a holder waits for its lock's release before going on (the release itself continues). */
+const RELEASE_WAIT = Duration.millis(100)
+
 /** How often a holder extends its lock: a third of its TTL, at least once a second. */
 export const heartbeatInterval = (ttlMillis: number): number => Math.max(1, Math.min(1000, Math.floor(ttlMillis / 3)))
 
@@ -49,6 +52,17 @@ export const make = (connection: Connection, options: LockOptions) => {
     connection
       .run(`DEL ${lockKey}`, (redis) => script(redis, "serviceSdkLockRelease", lockKey, owner))
       .pipe(Effect.catchAll((error) => Effect.logWarning(`cannot release the token lock: ${error.message}`)))
+
+  /**
+   * The holder waits for its release only briefly: a Redis that stalled after the renewal has already cost the caller
+   * one command timeout (the write), and the release must not add a second. It goes on in the background; later
+   * commands of this process on the same connection are sent after it.
+   */
+  const releaseSoon = (owner: string) =>
+    Effect.flatMap(Effect.forkDaemon(release(owner)), (releasing) =>
+      // interruptible: the release step of `acquireUseRelease` is not, and the timeout must be able to stop waiting
+      Effect.ignore(Effect.timeout(Effect.interruptible(Fiber.join(releasing)), RELEASE_WAIT))
+    )
 
   /**
    * After an acquisition that failed (no reply in time): its `SET NX` may have been queued by a paused Redis and run
@@ -122,7 +136,7 @@ export const make = (connection: Connection, options: LockOptions) => {
       acquire,
       (owner) =>
         Effect.flatMap(Effect.fork(heartbeat(owner)), (beat) => Effect.ensuring(use(owner), Fiber.interrupt(beat))),
-      release
+      releaseSoon
     )
 
   return withLock

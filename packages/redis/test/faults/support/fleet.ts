@@ -76,6 +76,11 @@ export class RedisProcess {
     this.adminClient = admin
   }
 
+  /** Sends `signal` to the server (SIGSTOP freezes it with its connections open; SIGCONT resumes it). */
+  signal(signal: NodeJS.Signals): void {
+    this.child?.kill(signal)
+  }
+
   async stop(): Promise<void> {
     this.adminClient?.disconnect()
     this.adminClient = undefined
