@@ -7,6 +7,7 @@
  */
 import { OAuth2Client } from "google-auth-library"
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
@@ -91,7 +92,7 @@ export const expiryUnderLoad = async (context: Context): Promise<PartResult> => 
 
   /** An Effect provider whose cache holds a token going stale `staleInMs` from now. */
   const sdkRun = async (staleInMs: number, refreshAhead: Duration.DurationInput | undefined): Promise<Run> => {
-    const expiresAt = (Date.now() + staleInMs) / 1000 + SKEW_S
+    const expiresAt = ((await Effect.runPromise(Clock.currentTimeMillis)) + staleInMs) / 1000 + SKEW_S
     const provider = await Effect.runPromise(
       Effect.gen(function* () {
         const tokenCache = yield* TokenCache.memory(new TokenInfo({ accessToken: fetched, expiresAt }))
@@ -117,10 +118,12 @@ export const expiryUnderLoad = async (context: Context): Promise<PartResult> => 
       endpoints: { oauth2TokenUrl: `${context.emulator.authUrl}/api/token` },
       eagerRefreshThresholdMillis: EAGER_MS
     })
+    // the peer reads the wall clock; the default Effect Clock is the same clock
+    const now = await Effect.runPromise(Clock.currentTimeMillis)
     client.setCredentials({
       refresh_token: refreshToken,
       access_token: Redacted.value(fetched),
-      expiry_date: Date.now() + staleInMs + EAGER_MS
+      expiry_date: now + staleInMs + EAGER_MS
     })
     await client.getAccessToken()
     const before = await context.emulator.tokenRequests()

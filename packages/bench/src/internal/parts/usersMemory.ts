@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Redacted from "effect/Redacted"
@@ -42,7 +43,8 @@ export const usersMemory = async (context: Context): Promise<PartResult> => {
       )
     )
     const ids = Array.from({ length: signedIn }, (_, i) => `user-${i}`)
-    const expiresAt = Date.now() / 1000 + 3600
+    // the SDK's own time source, as its providers read it
+    const expiresAt = (await run(Clock.currentTimeMillis)) / 1000 + 3600
     const token = (id: string) =>
       new TokenInfo({
         accessToken: Redacted.make(`${id}-access`),
