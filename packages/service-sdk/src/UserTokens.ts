@@ -146,7 +146,9 @@ export const make = (
         return withUser(id, (state) =>
           state.cache.clear === undefined
             ? Effect.fail(
-                new TokenCacheError({ message: "cannot sign out: this TokenStore's caches have no clear operation" })
+                new TokenCacheError({
+                  message: "cannot sign out: this TokenStore's caches have no clear operation (give them a clear())"
+                })
               )
             : // under the store's cross-process lock too: a renewal under way in another process lands first
               state.clear(

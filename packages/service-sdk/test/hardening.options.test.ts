@@ -4,11 +4,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Layer } from "effect"
-import { AuthorizationCode, ClientCredentials, ServiceClient } from "service-sdk"
+import { AuthorizationCode, ClientCredentials, ServiceClient, TokenStore } from "service-sdk"
 import {
   AsyncAuthorizationCode,
   AsyncClientCredentials,
   AsyncServiceClient,
+  AsyncUserTokens,
   AuthenticationError,
   ConfigurationError
 } from "service-sdk/promise"
@@ -44,6 +45,7 @@ const expectConfigurationError = (error: unknown, mentions: RegExp) => {
 }
 
 const js = (value: unknown): any => value
+const memoryStore = Effect.runSync(TokenStore.memory())
 
 describe.each(clients)("Promise constructors with the $name", ({ options: client }) => {
   const cases: ReadonlyArray<readonly [string, () => unknown, RegExp]> = [
@@ -141,7 +143,22 @@ describe.each(clients)("Promise constructors with the $name", ({ options: client
       () => new AsyncAuthorizationCode({ ...client, ...credentials, redirectUri: js(5) }),
       /redirectUri must be a string/
     ],
-    ["AsyncAuthorizationCode({})", () => new AsyncAuthorizationCode({ ...client }), /missing clientId/]
+    ["AsyncAuthorizationCode({})", () => new AsyncAuthorizationCode({ ...client }), /missing clientId/],
+    [
+      "AsyncUserTokens without a store",
+      () => new AsyncUserTokens({ ...client, ...credentials, store: js(undefined) }),
+      /store must be a TokenStore/
+    ],
+    [
+      "AsyncUserTokens idleTimeToLive -5",
+      () => new AsyncUserTokens({ ...client, ...credentials, store: memoryStore, idleTimeToLive: -5 }),
+      /idleTimeToLive must be a positive duration/
+    ],
+    [
+      "AsyncUserTokens clientId: 123",
+      () => new AsyncUserTokens({ ...client, ...credentials, store: memoryStore, clientId: js(123) }),
+      /clientId must be a string, got 123/
+    ]
   ]
   for (const [name, construct, mentions] of cases) {
     it(`${name}: ConfigurationError, thrown synchronously`, () => {

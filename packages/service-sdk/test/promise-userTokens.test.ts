@@ -5,6 +5,7 @@ import {
   AsyncUserTokens,
   AuthenticationError,
   ConfigurationError,
+  TokenCacheError,
   TokenInfo,
   TokenStore
 } from "service-sdk/promise"
@@ -118,5 +119,20 @@ describe("AsyncUserTokens", () => {
     await expect(users.getAccessToken("" as string)).rejects.toBeInstanceOf(ConfigurationError)
     await users.close()
     await expect(users.signIn("alice", token("a", "b"))).rejects.toBeInstanceOf(ConfigurationError)
+  })
+
+  it("signOut over a plain store whose caches have no clear: TokenCacheError saying so, the tokens kept", async () => {
+    const { httpClient } = mock()
+    const entries = new Map<string, TokenInfo>()
+    const store = (userId: string) => ({
+      get: async () => entries.get(userId),
+      set: async (t: TokenInfo) => void entries.set(userId, t)
+    })
+    await using users = new AsyncUserTokens({ ...credentials, store, httpClient })
+    await users.signIn("alice", token("alice-token", "alice-refresh"))
+    const error = await users.signOut("alice").catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TokenCacheError)
+    expect((error as Error).message).toMatch(/no clear operation \(give them a clear\(\)\)/)
+    expect(await users.getAccessToken("alice")).toBe("alice-token")
   })
 })
