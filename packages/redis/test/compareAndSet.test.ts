@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { RedisTokenCache } from "@service-sdk/redis"
 import { expect, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -11,7 +12,7 @@ const uniqueKey = () => `test:cas:${randomUUID()}`
 const token = (accessToken: string, refreshToken?: string) =>
   new TokenInfo({
     accessToken: Redacted.make(accessToken),
-    expiresAt: Date.now() / 1000 + 3600,
+    expiresAt: Effect.runSync(Clock.currentTimeMillis) / 1000 + 3600,
     ...(refreshToken === undefined ? {} : { refreshToken: Redacted.make(refreshToken) })
   })
 const accessOf = (text: string | null) =>

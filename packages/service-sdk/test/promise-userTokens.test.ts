@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Clock, Effect, Layer, Redacted } from "effect"
 import {
   AsyncServiceClient,
   AsyncUserTokens,
@@ -35,7 +35,7 @@ const mock = (rejected: ReadonlySet<string> = new Set()) => {
   return { requests, httpClient: MockHttpClient.layer(handler) }
 }
 
-const token = (access: string, refresh: string, expiresAt = Date.now() / 1000 + 3600) =>
+const token = (access: string, refresh: string, expiresAt = Effect.runSync(Clock.currentTimeMillis) / 1000 + 3600) =>
   new TokenInfo({ accessToken: Redacted.make(access), refreshToken: Redacted.make(refresh), expiresAt })
 
 /** A plain Promise store over a Map (what a user without Effect writes). */
