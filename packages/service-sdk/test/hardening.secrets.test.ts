@@ -3,12 +3,13 @@
  * a span (attributes, events or `Exit`), and URL credentials never reach a message.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Tracer } from "effect"
+import { Cause, Effect, Exit, Layer, Option, Redacted, Tracer } from "effect"
 import { AuthorizationCode, ClientCredentials, ServiceClient } from "service-sdk"
 import { MockHttpClient, type MockHandler, type RecordedRequest } from "service-sdk/testing"
 import * as util from "node:util"
 import { clientAuthorization } from "../src/internal/tokenEndpoint.js"
 import { maskSecrets, maskUrlCredentials } from "../src/internal/redact.js"
+import { assertNoCanary, makeLeakRecorder, strings } from "./support/leaks.js"
 
 const AUTH_URL = "http://127.0.0.1:4010"
 const API_URL = "http://127.0.0.1:4020/v1"
@@ -25,20 +26,6 @@ const FORM_SECRET = new URLSearchParams({ v: SECRET }).toString().slice(2)
 const CANARIES = [SECRET, FORM_SECRET, encodeURIComponent(SECRET), BASIC_CREDENTIAL, ACCESS, REFRESH, CODE, VERIFIER]
 
 /** Every string reachable from `value` through own properties (no getters run), bounded. */
-const strings = (value: unknown, seen = new Set<unknown>(), depth = 0): Array<string> => {
-  if (typeof value === "string") return [value]
-  if (typeof value !== "object" || value === null || seen.has(value) || depth > 12) return []
-  seen.add(value)
-  const out: Array<string> = []
-  const entries = value instanceof Map ? [...value.entries()].flat() : []
-  for (const item of entries) out.push(...strings(item, seen, depth + 1))
-  for (const key of Reflect.ownKeys(value)) {
-    const descriptor = Object.getOwnPropertyDescriptor(value, key)
-    if (descriptor !== undefined && "value" in descriptor) out.push(...strings(descriptor.value, seen, depth + 1))
-  }
-  return out
-}
-
 /** A tracer keeping every span: its attributes, events and `Exit`, rendered and walked. */
 const makeRecordingTracer = () => {
   const texts: Array<string> = []
@@ -81,39 +68,6 @@ const makeRecordingTracer = () => {
   return { tracer, texts, names }
 }
 
-/** Debug logs and every rendering of a failure. */
-const makeRecorder = () => {
-  const texts: Array<string> = []
-  const logger = Logger.make((options) => {
-    texts.push(Logger.logfmtLogger.log(options), Logger.stringLogger.log(options))
-  })
-  const observe = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-    self.pipe(
-      Effect.exit,
-      Effect.tap((exit) =>
-        Effect.sync(() => {
-          if (Exit.isFailure(exit)) {
-            texts.push(Cause.pretty(exit.cause, { renderErrorCause: true }))
-            for (const error of Cause.failures(exit.cause)) {
-              texts.push(String(error), util.inspect(error, { depth: 10, showHidden: true }), JSON.stringify(error))
-              texts.push(...strings(error))
-            }
-          }
-        })
-      ),
-      Logger.withMinimumLogLevel(LogLevel.Debug),
-      Effect.provide(Logger.replace(Logger.defaultLogger, logger))
-    )
-  return { texts, observe }
-}
-
-const assertClean = (texts: ReadonlyArray<string>, label: string) => {
-  expect(texts.length, label).toBeGreaterThan(0)
-  for (const text of texts) {
-    for (const canary of CANARIES) expect(text, `${label} leaked ${canary}`).not.toContain(canary)
-  }
-}
-
 /** Text that reflects everything the request carried, in the forms servers use. */
 const echo = (request: RecordedRequest) =>
   `you sent ${request.headers.authorization ?? ""} with ${request.body} (${decodeURIComponent(request.body)}) ${
@@ -123,7 +77,7 @@ const echo = (request: RecordedRequest) =>
 describe("a server echoing the request never leaks a secret", () => {
   it.effect("token endpoint errors, logs and spans (code + verifier, refresh, client credentials)", () => {
     const tracing = makeRecordingTracer()
-    const recorder = makeRecorder()
+    const recorder = makeLeakRecorder(CANARIES)
     let call = 0
     const handler: MockHandler = (request) => {
       call++
@@ -163,20 +117,26 @@ describe("a server echoing the request never leaks a secret", () => {
         )
       )
       expect(Exit.isFailure(cc)).toBe(true)
-    }).pipe(Effect.provide(layer), Effect.withTracer(tracing.tracer), Effect.withTracerEnabled(true), (self) => {
-      return Effect.tap(self, () =>
-        Effect.sync(() => {
-          expect(tracing.names.some((name) => name.startsWith("http.client"))).toBe(true)
-          assertClean(tracing.texts, "spans")
-          assertClean(recorder.texts, "errors and logs")
-        })
-      )
-    })
+    }).pipe(
+      recorder.captureLogs,
+      Effect.provide(layer),
+      Effect.withTracer(tracing.tracer),
+      Effect.withTracerEnabled(true),
+      (self) => {
+        return Effect.tap(self, () =>
+          Effect.sync(() => {
+            expect(tracing.names.some((name) => name.startsWith("http.client"))).toBe(true)
+            assertNoCanary(tracing.texts, CANARIES, "spans")
+            recorder.assertClean()
+          })
+        )
+      }
+    )
   })
 
   it.effect("API errors (400 and 401 after the forced refresh) and their spans never show the bearer tokens", () => {
     const tracing = makeRecordingTracer()
-    const recorder = makeRecorder()
+    const recorder = makeLeakRecorder(CANARIES)
     let tokens = 0
     const handler: MockHandler = (request) => {
       if (request.url.href === `${AUTH_URL}/api/token`) {
@@ -201,13 +161,14 @@ describe("a server echoing the request never leaks a secret", () => {
       expect(error.message, error.message).toContain("[redacted]")
       expect(tokens).toBe(2)
     }).pipe(
+      recorder.captureLogs,
       Effect.provide(layer),
       Effect.withTracer(tracing.tracer),
       Effect.tap(() =>
         Effect.sync(() => {
           expect(tracing.names.filter((name) => name.startsWith("http.client")).length).toBeGreaterThan(2)
-          assertClean(tracing.texts, "spans")
-          assertClean(recorder.texts, "errors and logs")
+          assertNoCanary(tracing.texts, CANARIES, "spans")
+          recorder.assertClean()
         })
       )
     )

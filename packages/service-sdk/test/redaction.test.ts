@@ -1,57 +1,19 @@
 import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer, Logger, LogLevel, Option, TestClock } from "effect"
+import { Effect, Exit, Layer, Option, TestClock } from "effect"
 import { AuthorizationCode, ClientCredentials, TokenCache, TokenProvider } from "service-sdk"
 import { MockHttpClient, type MockResponse } from "service-sdk/testing"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as util from "node:util"
 import { AUTH_URL, REDIRECT_URI, requests, tokenInfo } from "./fixtures.js"
+import { makeLeakRecorder } from "./support/leaks.js"
 
 const CANARY_SECRET = "canary-secret-7f3a"
 const CANARY_ACCESS = "canary-access-91b2"
 const CANARY_REFRESH = "canary-refresh-c4d8"
 const CANARY_CODE = "canary-code-e5f6"
 const CANARIES = [CANARY_SECRET, CANARY_ACCESS, CANARY_REFRESH, CANARY_CODE]
-
-/** Everything a program could print: log lines at Debug level and every rendering of every failure. */
-const makeRecorder = () => {
-  const texts: Array<string> = []
-  const logger = Logger.make((options) => {
-    texts.push(Logger.logfmtLogger.log(options))
-    texts.push(Logger.stringLogger.log(options))
-  })
-  const observe = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-    self.pipe(
-      Effect.exit,
-      Effect.tap((exit) =>
-        Effect.sync(() => {
-          if (Exit.isFailure(exit)) {
-            texts.push(Cause.pretty(exit.cause, { renderErrorCause: true }))
-            for (const error of Cause.failures(exit.cause)) {
-              const e = error as unknown
-              texts.push(
-                String(e),
-                util.inspect(e, { depth: 10, showHidden: true }),
-                JSON.stringify(e) ?? "",
-                e instanceof Error ? `${e.message}\n${e.stack ?? ""}` : ""
-              )
-            }
-          }
-        })
-      )
-    )
-  const captureLogs = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-    self.pipe(Logger.withMinimumLogLevel(LogLevel.Debug), Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
-  const assertClean = () => {
-    expect(texts.length).toBeGreaterThan(0)
-    for (const text of texts) {
-      for (const canary of CANARIES) expect(text, `leaked ${canary}`).not.toContain(canary)
-    }
-  }
-  return { texts, observe, captureLogs, assertClean }
-}
 
 const canaryOptions = { clientId: "canary-client", clientSecret: CANARY_SECRET, authUrl: AUTH_URL, maxRetries: 1 }
 
@@ -60,7 +22,7 @@ const canaryToken = (extra: Readonly<Record<string, unknown>> = {}): MockRespons
 
 describe("no secret, token or code escapes", () => {
   it.effect("client credentials: success, rejection, transport errors, timeouts and malformed bodies", () => {
-    const recorder = makeRecorder()
+    const recorder = makeLeakRecorder(CANARIES)
     const failures: ReadonlyArray<MockResponse | Effect.Effect<MockResponse>> = [
       MockHttpClient.json({ error: "invalid_client", error_description: "Bad client" }, 401),
       { transportError: "connect ECONNREFUSED 127.0.0.1:4010" },
@@ -101,7 +63,7 @@ describe("no secret, token or code escapes", () => {
   })
 
   it.effect("authorization code: exchange, refresh, rejections and callback URLs", () => {
-    const recorder = makeRecorder()
+    const recorder = makeLeakRecorder(CANARIES)
     return Effect.gen(function* () {
       const provider = yield* AuthorizationCode
       const mock = yield* MockHttpClient
@@ -157,7 +119,7 @@ describe("no secret, token or code escapes", () => {
   })
 
   it.scoped("a failing file cache names the file, never the token", () => {
-    const recorder = makeRecorder()
+    const recorder = makeLeakRecorder(CANARIES)
     return Effect.gen(function* () {
       const dir = yield* Effect.acquireRelease(
         Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "service-sdk-redact-"))),
