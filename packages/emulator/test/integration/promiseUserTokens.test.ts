@@ -48,6 +48,7 @@ describe("AsyncUserTokens on the default HTTP client", () => {
         accessToken: Redacted.make(tokens.access_token),
         refreshToken: Redacted.make(tokens.refresh_token),
         expiresAt: now / 1000 + tokens.expires_in,
+        issuedAt: now / 1000,
         scope: tokens.scope
       })
     )
@@ -60,14 +61,17 @@ describe("AsyncUserTokens on the default HTTP client", () => {
       authUrl: emulator.authUrl,
       store: mapStore()
     })
-    await signIn(users, "alice", 1)
-    await signIn(users, "bob", 1)
+    await signIn(users, "alice", 2)
+    await signIn(users, "bob", 2)
     await using alice = new AsyncServiceClient({ authProvider: users.forUser("alice"), apiUrl: emulator.apiUrl })
     await using bob = new AsyncServiceClient({ authProvider: users.forUser("bob"), apiUrl: emulator.apiUrl })
     const before = (await emulator.stats()).tokenRequests.refresh_token
+    const fresh = await Promise.all([alice.users.me(), bob.users.me()])
+    expect(fresh.map((user) => user.id)).toEqual(["alice", "bob"])
+    expect((await emulator.stats()).tokenRequests.refresh_token - before).toBe(0)
 
-    // 1 s tokens are shorter than the default 30 s skew: stale half-way, so this call refreshes each user once
-    await new Promise((resolve) => setTimeout(resolve, 600))
+    // 2 s tokens are shorter than the default 30 s skew: stale half-way (1 s), so now each user refreshes once
+    await new Promise((resolve) => setTimeout(resolve, 1200))
     const answers = await Promise.all([
       ...Array.from({ length: 5 }, () => alice.users.me()),
       ...Array.from({ length: 5 }, () => bob.users.me())
