@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { cpus, loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
-import { Emulator } from "@service-sdk/emulator"
+import type { Emulator } from "@service-sdk/emulator"
 import { RedisTokenStore } from "@service-sdk/redis"
 
 /** A start-up wait that scales with the machine's load: `base` on a quiet machine, longer on a busy one. */
@@ -99,7 +99,7 @@ export class FailoverWorker {
           if (event.event === "ready") {
             clearTimeout(timer)
             resolve(worker)
-          } else if (event.event === "report") this.deliver(worker, event as unknown as FailoverReport)
+          } else if (event.event === "report") FailoverWorker.deliver(worker, event as unknown as FailoverReport)
         }
       })
     })

@@ -105,30 +105,31 @@ const program = Effect.gen(function* () {
     Effect.suspend(() => {
       const started = performance.now()
       return Effect.either(users.provider(userId).getAccessToken).pipe(
-        Effect.map((result) => {
-          const took = performance.now() - started
-          stats.calls++
-          if (took > stats.maxMs) {
-            stats.maxMs = took
-            stats.maxAt = Date.now()
-          }
-          if (took > 1000 && stats.slow.length < 5) stats.slow.push({ ms: Math.round(took), at: Date.now(), userId })
-          if (result._tag === "Left") {
-            stats.errors[result.left._tag] = (stats.errors[result.left._tag] ?? 0) + 1
-            // error messages never hold a token (the SDK's contract): a few, for the test's log
-            const text = `${result.left._tag}: ${result.left.message}`.slice(0, 300)
-            if (stats.messages.length < 3 && !stats.messages.includes(text)) stats.messages.push(text)
-            return
-          }
-          const token = Redacted.value(result.right)
-          const tokens = seen.get(userId)
-          if (!tokens.has(hash(token))) {
-            tokens.add(hash(token))
-            void verify(userId, token)
-          }
-        })
+        Effect.flatMap((result) => Effect.sync(() => record(userId, started, result)))
       )
     })
+  const record = (userId, started, result) => {
+    const took = performance.now() - started
+    stats.calls++
+    if (took > stats.maxMs) {
+      stats.maxMs = took
+      stats.maxAt = Date.now()
+    }
+    if (took > 1000 && stats.slow.length < 5) stats.slow.push({ ms: Math.round(took), at: Date.now(), userId })
+    if (result._tag === "Left") {
+      stats.errors[result.left._tag] = (stats.errors[result.left._tag] ?? 0) + 1
+      // error messages never hold a token (the SDK's contract): a few, for the test's log
+      const text = `${result.left._tag}: ${result.left.message}`.slice(0, 300)
+      if (stats.messages.length < 3 && !stats.messages.includes(text)) stats.messages.push(text)
+      return
+    }
+    const token = Redacted.value(result.right)
+    const tokens = seen.get(userId)
+    if (!tokens.has(hash(token))) {
+      tokens.add(hash(token))
+      void verify(userId, token)
+    }
+  }
   const loop = (caller) =>
     Effect.gen(function* () {
       for (let turn = caller; running; turn++) {
