@@ -5,14 +5,10 @@
  * longest calls and wrong-user tokens are counted.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { cpus, loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
 import type { Emulator } from "@service-sdk/emulator"
 import { RedisTokenStore } from "@service-sdk/redis"
-
-/** A start-up wait that scales with the machine's load: `base` on a quiet machine, longer on a busy one. */
-export const startupWait = (base: number): number =>
-  Math.round(base * Math.min(4, Math.max(1, loadavg()[0]! / Math.max(1, cpus().length))))
+import { scaled } from "../../support/load.js"
 
 export interface FailoverConfig {
   readonly topology:
@@ -69,7 +65,7 @@ export class FailoverWorker {
     const script = fileURLToPath(new URL("./failoverWorker.mjs", import.meta.url))
     const child = spawn(process.execPath, [script, JSON.stringify(config)], { stdio: ["pipe", "pipe", "pipe"] })
     const worker = new FailoverWorker(child)
-    const wait = startupWait(30_000)
+    const wait = scaled(30_000)
     return new Promise((resolve, reject) => {
       let buffer = ""
       const timer = setTimeout(() => {
