@@ -13,7 +13,8 @@ export const MASTER_NAME = "bench-master"
 
 const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis))
 
-const freePort = (): Promise<number> =>
+/** A loopback port that was free a moment ago. */
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = createServer()
     server.once("error", reject)

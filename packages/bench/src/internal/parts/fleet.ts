@@ -10,12 +10,12 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { accessSync, constants } from "node:fs"
-import { createConnection, createServer } from "node:net"
+import { createConnection } from "node:net"
 import { delimiter, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Context } from "../context.js"
 import { startWorkerEmulator, type WorkerEmulator } from "../emulator.js"
-import { MASTER_NAME, type SentinelGroup, startSentinelGroup } from "../failover.js"
+import { freePort, MASTER_NAME, type SentinelGroup, startSentinelGroup } from "../failover.js"
 import { median, ratioOf } from "../harness.js"
 import { figure } from "../report.js"
 import type { PartResult } from "./part.js"
@@ -36,16 +36,6 @@ const redisServerBinary = (): string | undefined =>
         return false
       }
     })
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject()))
-    })
-  })
 
 const ping = (port: number): Promise<boolean> =>
   new Promise((resolve) => {

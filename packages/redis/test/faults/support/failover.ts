@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url"
 import type { Emulator } from "@service-sdk/emulator"
 import { RedisTokenStore } from "@service-sdk/redis"
 import { scaled } from "../../support/load.js"
+import { waitForExit } from "./fleet.js"
 
 export interface FailoverConfig {
   readonly topology:
@@ -45,16 +46,6 @@ export interface FailoverReport {
   readonly verified: number
   readonly unverified: number
 }
-
-const waitForExit = (child: ChildProcess, millis: number) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const timer = setTimeout(resolve, millis)
-    child.once("exit", () => {
-      clearTimeout(timer)
-      resolve()
-    })
-  })
 
 export class FailoverWorker {
   private waiting: Array<(report: FailoverReport) => void> = []

@@ -24,7 +24,8 @@ export const until = async (check: () => boolean | Promise<boolean>, millis: num
   return check()
 }
 
-const waitForExit = (child: ChildProcess, millis: number) =>
+/** Resolves when `child` has exited, or after `millis`. */
+export const waitForExit = (child: ChildProcess, millis: number) =>
   new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve()
     const timer = setTimeout(resolve, millis)
