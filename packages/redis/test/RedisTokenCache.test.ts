@@ -333,6 +333,52 @@ describeRedis("RedisTokenCache", (server) => {
     20_000
   )
 
+  it.live(
+    "Redis away: a command waits for it up to commandTimeout; once a wait ran out, commands fail at once until Redis answers",
+    () =>
+      Effect.gen(function* () {
+        const proxy = yield* fromPromise(() => startProxy(server().port))
+        const key = uniqueKey()
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const tokens = yield* RedisTokenCache.make({ url: proxy.url, key, commandTimeout: "1500 millis" })
+            yield* tokens.set(token({ expiresAt: nowSeconds() + 60 }))
+            // a short outage (a failover): the read waits it out and is answered
+            proxy.cut() // the read below is sent before the client sees the connection drop: in flight
+            const restored = yield* Effect.fork(Effect.delay(Effect.sync(proxy.restore), "400 millis"))
+            const [waited, read] = yield* Effect.timed(tokens.get)
+            yield* Fiber.join(restored)
+            expect(Option.isSome(read)).toBe(true)
+            expect(Duration.toMillis(waited)).toBeGreaterThanOrEqual(300)
+
+            // a long outage: the first command waits its whole timeout, the next ones fail at once
+            proxy.cut()
+            yield* Effect.sleep("50 millis")
+            const [first, firstError] = yield* Effect.timed(Effect.flip(tokens.get))
+            expect(firstError).toBeInstanceOf(TokenCacheError)
+            expect(Duration.toMillis(first)).toBeGreaterThanOrEqual(1000)
+            const [second, secondError] = yield* Effect.timed(Effect.flip(tokens.get))
+            expect(secondError).toBeInstanceOf(TokenCacheError)
+            expect(Duration.toMillis(second)).toBeLessThan(500)
+
+            // Redis back: answered again (after the client reconnects), and waiting is back too
+            proxy.restore()
+            yield* eventually(
+              Effect.map(Effect.either(tokens.get), (result) => result._tag === "Right"),
+              5000
+            )
+            proxy.cut()
+            yield* Effect.sleep("50 millis")
+            const back = yield* Effect.fork(Effect.delay(Effect.sync(proxy.restore), "400 millis"))
+            expect(Option.isSome(yield* tokens.get)).toBe(true)
+            yield* Fiber.join(back)
+          })
+        )
+        yield* fromPromise(() => proxy.close())
+      }),
+    20_000
+  )
+
   it.live("the default lockTtl is 10 s, extended at least every third of it", () =>
     Effect.gen(function* () {
       expect(RedisTokenCache.defaults.lockTtl).toEqual(Duration.seconds(10))

@@ -123,7 +123,7 @@ describeRedis("bad input to the Redis caches", (server) => {
         lazyConnect: true,
         enableOfflineQueue: false,
         commandTimeout: 2000,
-        maxRetriesPerRequest: 1
+        maxRetriesPerRequest: 0
       })
       const key = `k:${randomUUID()}`
       const read = yield* Effect.scoped(

@@ -38,7 +38,7 @@ const sentinelClient = (sentinel: NonNullable<Config["sentinel"]>) => {
     name: sentinel.name,
     enableOfflineQueue: false,
     commandTimeout: 5_000,
-    maxRetriesPerRequest: 1,
+    maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     retryStrategy: (times) => Math.min(100 * times, 1000),
     sentinelRetryStrategy: (times) => Math.min(100 * times, 1000),

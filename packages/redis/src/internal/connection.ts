@@ -189,16 +189,18 @@ export const isTransient = (cause: unknown): boolean => {
 const RETRY_FIRST = 25
 const RETRY_MAX = 250
 
-const makeRun =
-  (
-    client: Redis | Cluster,
-    address: string,
-    timeout: Duration.Duration,
-    secrets: ReadonlyArray<string>
-  ): Connection["run"] =>
-  (what, command) => {
-    const commands = client as unknown as Commands
-    const timeoutMillis = Duration.toMillis(timeout)
+const makeRun = (
+  client: Redis | Cluster,
+  address: string,
+  timeout: Duration.Duration,
+  secrets: ReadonlyArray<string>
+): Connection["run"] => {
+  const commands = client as unknown as Commands
+  const timeoutMillis = Duration.toMillis(timeout)
+  // Set when a command waited its whole timeout for Redis in vain (a long outage): later commands try once and fail
+  // at once, so a long outage costs one wait, not one per call; the next answer clears it.
+  let away = false
+  return (what, command) => {
     const failed = (cause: unknown, retriedMillis: number) =>
       new TokenCacheError({
         message:
@@ -208,7 +210,8 @@ const makeRun =
       })
     // One behaviour while Redis is away (a failover, a reconnection): the command is tried again, with short pauses,
     // until an answer or its deadline (`commandTimeout`), then it is a TokenCacheError. A call thus waits out a short
-    // failover instead of failing, and never waits longer than the command timeout for one command.
+    // failover instead of failing, and never waits longer than the command timeout for one command. Once a wait ran
+    // out (`away`), commands fail at once until Redis answers one.
     const attempts = Effect.gen(function* () {
       const start = yield* Clock.currentTimeMillis
       let pause = RETRY_FIRST
@@ -216,11 +219,17 @@ const makeRun =
         const result = yield* Effect.either(
           Effect.tryPromise({ try: () => command(commands), catch: (cause) => cause })
         )
-        if (result._tag === "Right") return result.right
+        if (result._tag === "Right") {
+          away = false
+          return result.right
+        }
         const cause = result.left
         const elapsed = (yield* Clock.currentTimeMillis) - start
-        if (client.status === "end" || !isTransient(cause) || elapsed + pause >= timeoutMillis) {
-          return yield* Effect.fail(failed(cause, isTransient(cause) ? elapsed : 0))
+        const transient = isTransient(cause)
+        const waitedOut = elapsed + pause >= timeoutMillis
+        if (client.status === "end" || !transient || away || waitedOut) {
+          if (transient && waitedOut) away = true
+          return yield* Effect.fail(failed(cause, transient ? elapsed : 0))
         }
         yield* Effect.sleep(Duration.millis(pause))
         pause = Math.min(2 * pause, RETRY_MAX)
@@ -238,6 +247,7 @@ const makeRun =
       })
     )
   }
+}
 
 /**
  * Waits until a client is `ready` (connecting a lazy one), for at most `timeout`: a client that cannot connect (Redis
@@ -325,12 +335,13 @@ export const open = (
         const redis = new Redis(url, {
           lazyConnect: true,
           connectTimeout: millis,
-          // ioredis' own bound on each reply; commands fail at once while Redis is away (no offline queue), and a
-          // command abandoned at a disconnection is never sent again after it (it could take a lock nobody holds)
+          // ioredis' own bound on each reply; commands fail at once while Redis is away (no offline queue), a command
+          // in flight at a disconnection fails at once (no retries of ioredis' own: `run` tries it again) and is never
+          // sent again by ioredis after it (it could take a lock nobody holds)
           commandTimeout: millis,
           enableOfflineQueue: false,
           autoResendUnfulfilledCommands: false,
-          maxRetriesPerRequest: 1,
+          maxRetriesPerRequest: 0,
           retryStrategy: (times) => Math.min(100 * times, 2000)
         })
         defineScripts(redis)

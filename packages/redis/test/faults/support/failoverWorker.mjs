@@ -32,7 +32,7 @@ const client =
         clusterRetryStrategy: (times) => Math.min(100 * times, 1000),
         redisOptions: {
           commandTimeout,
-          maxRetriesPerRequest: 1,
+          maxRetriesPerRequest: 0,
           autoResendUnfulfilledCommands: false,
           connectTimeout: commandTimeout
         }
@@ -42,7 +42,7 @@ const client =
         name: config.topology.name,
         enableOfflineQueue: false,
         commandTimeout,
-        maxRetriesPerRequest: 1,
+        maxRetriesPerRequest: 0,
         autoResendUnfulfilledCommands: false,
         connectTimeout: commandTimeout,
         retryStrategy: (times) => Math.min(100 * times, 1000),
