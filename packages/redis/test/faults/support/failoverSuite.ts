@@ -31,7 +31,9 @@ export interface Topology {
   readonly stop: () => Promise<void>
 }
 
-export const LOCK_TTL_MS = 3000
+/** The default `lockTtl` (workers use the defaults but for the skew): a holder starved for seconds on a loaded
+ * machine keeps its lock, and a lock the failover orphaned costs at most this. */
+export const LOCK_TTL_MS = 10_000
 const USERS = 20
 const WORKERS = 4
 
@@ -82,7 +84,7 @@ export const describeFailover = (name: string, start: () => Promise<Topology | u
             callers: 8,
             pauseMs: 100,
             skew: "1 second",
-            lockTtl: `${LOCK_TTL_MS / 1000} seconds`,
+            lockTtl: `${LOCK_TTL_MS / 1000} seconds`, // the default
             // the default: a command waits up to 5 s for Redis, longer than these failovers take
             commandTimeout: "5 seconds"
           }
@@ -127,7 +129,9 @@ export const describeFailover = (name: string, start: () => Promise<Topology | u
             // loaded machine calls are slow without any failover: the same run's longest call before the kill is
             // the margin (2 s at least)
             expect(around.maxMs).toBeLessThan(failoverMs + LOCK_TTL_MS + Math.max(2000, before.maxMs))
-            // every stored refresh token still works (a renewal's write lost in the failover is written again)
+            // every stored refresh token still works: a renewal's write that failed in the failover is retried in the
+            // background until it lands (the core's shared-cache write, issue 18), and one the failover lost after it
+            // was acknowledged is written again at that process's next renewal
             expect(lost).toEqual([])
           } finally {
             await Promise.all(workers.map((worker) => worker.stop()))
