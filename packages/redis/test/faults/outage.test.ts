@@ -16,7 +16,8 @@ import {
 } from "./support/fleet.js"
 import { scaled } from "../support/load.js"
 
-const live = (name: string, body: () => Promise<void>) => it.live(name, () => Effect.promise(body))
+// 30 s of outage plus start-up and checks: more than the project's default timeout on a loaded machine
+const live = (name: string, body: () => Promise<void>) => it.live(name, () => Effect.promise(body), 180_000)
 
 /** The workers' command timeout (1 s), and the bound on a call because of the cache: that plus a token request. */
 const COMMAND_TIMEOUT_MS = 1000
@@ -92,7 +93,8 @@ describeFaults("Redis under faults", { tokenLifetime: 3 }, (world) => {
         expect(whileDown.errors).toEqual({})
         expect(whileDown.calls).toBeGreaterThan(1000)
         expect(requestsDown).toBeLessThanOrEqual(4 * (Math.ceil(expiriesDown) + 1))
-        expect(requestsDown).toBeGreaterThanOrEqual(4 * (Math.floor(expiriesDown) - 1))
+        // each process's first renewal of the outage waits one command timeout for Redis before renewing alone
+        expect(requestsDown).toBeGreaterThanOrEqual(4 * (Math.floor(expiriesDown) - 2))
         // command timeout + one token request (the emulator answers in a few ms) + 1 s
         expect(whileDown.maxMs).toBeLessThan(COMMAND_TIMEOUT_MS + scaled(1500))
         expect(afterRestart.errors).toEqual({})
