@@ -24,7 +24,7 @@ import {
 } from "service-sdk"
 import { demo } from "./demo.js"
 import { visit } from "./loopback.js"
-import { forgetLogin, readLogin, saveLogin } from "./login.js"
+import { forgetLogin, readLogin, saveLogin, secureCacheDirectory } from "./login.js"
 import type { emulatorConfig, loginConfig, tokenConfig, whoamiConfig } from "./commands.js"
 import { publicClientFromEnv, resolveTarget } from "./target.js"
 import { oneLine } from "./terminal.js"
@@ -35,6 +35,9 @@ const defaultCachePath = () =>
   join(process.env.XDG_CONFIG_HOME ?? join(homedir(), ".config"), "service-sdk", "tokens.json")
 
 export { demo }
+
+/** What a bearer token may hold (RFC 6750 §2.1 `b64token`, JWTs): visible ASCII, nothing else. */
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/
 
 export const token = (flags: Command.Command.ParseConfig<typeof tokenConfig>) =>
   Effect.gen(function* () {
@@ -48,6 +51,13 @@ export const token = (flags: Command.Command.ParseConfig<typeof tokenConfig>) =>
       tokenCache: cache
     })
     const token = Redacted.value(yield* provider.getAccessToken)
+    if (!VISIBLE_ASCII.test(token)) {
+      // a terminal would act on its control characters, and a pipe would get a token that is not the real one
+      return yield* new AuthenticationError({
+        message:
+          "the Service answered with an access token that is not visible ASCII (RFC 6750 §2.1): it is neither used nor printed"
+      })
+    }
     const info = Option.getOrThrow(yield* cache.get)
     const now = (yield* Clock.currentTimeMillis) / 1000
     const expiresIn = Math.round(info.expiresAt - now)
@@ -77,6 +87,7 @@ export const login = (flags: Command.Command.ParseConfig<typeof loginConfig>) =>
     const publicClient = flags.publicClient || (yield* publicClientFromEnv)
     const target = yield* resolveTarget(flags, { autoApprove: true }, { publicClient })
     const path = Option.getOrElse(flags.cache, defaultCachePath)
+    yield* secureCacheDirectory(path)
     const tokenCache = yield* TokenCache.file(path)
     // PKCE always (authorizeLocal): for a public client it is the only proof, for a confidential one a second
     yield* forgetLogin(path)
@@ -118,6 +129,7 @@ export const whoami = (flags: Command.Command.ParseConfig<typeof whoamiConfig>) 
     if (!(yield* fs.exists(path).pipe(Effect.orElseSucceed(() => false)))) {
       return yield* new AuthenticationError({ message: `no saved login at ${path}: run \`service-sdk login\` first` })
     }
+    yield* secureCacheDirectory(path)
     const tokenCache = yield* TokenCache.file(path)
     const layer = ServiceClient.layer({ apiUrl: target.apiUrl }).pipe(
       Layer.provide(
