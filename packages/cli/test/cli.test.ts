@@ -123,7 +123,7 @@ describe("service-sdk CLI", () => {
     for (const command of [[], ["demo"], ["token"], ["login"], ["whoami"], ["emulator"]]) {
       const result = await run([...command, "--help"])
       expect(result.code, `service-sdk ${command.join(" ")} --help`).toBe(0)
-      expect(result.stdout).toContain("USAGE")
+      expect(result.stdout).toContain("Usage:")
     }
   })
 
