@@ -26,6 +26,9 @@ export interface CommandHelp {
 }
 
 export const PROGRAM = "service-sdk"
+
+/** A section heading, bold (plain when piped or with NO_COLOR: the CLI's output strips escape sequences then). */
+const heading = (text: string) => `\u001b[1m${text}\u001b[0m`
 export const VERSION = "0.1.0"
 
 const helpOption: OptionHelp = { usage: "-h, --help", description: "show help for the command" }
@@ -103,16 +106,16 @@ export const rootHelp = (
   [
     `${PROGRAM} ${VERSION}: ${summary}`,
     "",
-    "Usage:",
+    heading("Usage:"),
     `  ${PROGRAM} [--log-level <level>] <command> [options]`,
     "",
-    "Commands:",
+    heading("Commands:"),
     ...definitions(
       commands.map((command) => [command.name, command.summary] as const),
       width
     ),
     "",
-    "Options:",
+    heading("Options:"),
     ...definitions(
       globalOptions.map((option) => [option.usage, describe(option)] as const),
       width
@@ -126,19 +129,19 @@ export const rootHelp = (
 /** `service-sdk <command> --help` */
 export const commandHelp = (command: CommandHelp, width: number): string =>
   [
-    "Usage:",
+    heading("Usage:"),
     `  ${PROGRAM} ${command.name}${command.options.length === 0 ? "" : " [options]"}`,
     "",
     ...paragraphs(command.description ?? [command.summary], width),
     "",
-    "Options:",
+    heading("Options:"),
     ...definitions(
       [...command.options, helpOption].map((option) => [option.usage, describe(option)] as const),
       width
     ),
     ...(command.examples === undefined || command.examples.length === 0
       ? []
-      : ["", "Examples:", ...command.examples.map((line) => `  ${line}`)])
+      : ["", heading("Examples:"), ...command.examples.map((line) => `  ${line}`)])
   ].join("\n")
 
 /** The terminal's width, 80 when not a terminal; never narrower than 40. */
