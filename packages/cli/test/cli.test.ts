@@ -75,6 +75,48 @@ describe("service-sdk CLI", () => {
     expect(result.stdout).toContain("after backing off")
     // tokens appear masked only: 4 characters, an ellipsis, 4 characters
     expect(result.stdout).toMatch(/token [A-Za-z0-9_-]{4}…[A-Za-z0-9_-]{4}/)
+    // every step says, in one line, what the demo sets for it and why
+    const titles = result.stdout.split("\n").filter((line) => line.startsWith("▶ "))
+    const sets = result.stdout.split("\n").filter((line) => line.startsWith("  sets: "))
+    expect(titles).toHaveLength(8)
+    expect(sets).toHaveLength(8)
+    expect(result.stdout).toContain("token lifetime 2 s")
+    expect(result.stdout).toContain("skew 1 s")
+    expect(result.stdout).not.toContain("renewed 1 s early")
+    // every row's counts are what its step makes: [token requests, API requests]
+    const expected: Record<string, readonly [number, number]> = {
+      "client credentials": [1, 1],
+      "authorization code": [1, 0],
+      "profile + saved tracks": [0, 2],
+      "expiry → refresh": [1, 1],
+      "thundering herd": [1, 0],
+      "401 → forced refresh": [1, 2],
+      "503 storm": [0, 4],
+      "public client + PKCE": [2, 1]
+    }
+    const summary = result.stdout.slice(result.stdout.indexOf("Summary"))
+    for (const [label, [tokens, api]] of Object.entries(expected)) {
+      const row = summary.split("\n").find((line) => line.startsWith(label))
+      expect(row, label).toBeDefined()
+      expect(
+        row!
+          .match(/\s(\d+)\s+(\d+)\s+[\d.]+ s$/)
+          ?.slice(1)
+          .map(Number),
+        label
+      ).toEqual([tokens, api])
+    }
+    // the totals: the rows plus the set-up requests the closing line names
+    const total =
+      /saw (\d+) token requests .* and (\d+) API requests: the rows above \((\d+) and (\d+)\) plus (\d+) token requests/.exec(
+        result.stdout
+      )
+    expect(total).not.toBeNull()
+    const [tokenTotal, apiTotal, rowTokens, rowApi, setUp] = total!.slice(1).map(Number)
+    expect(rowTokens).toBe(Object.values(expected).reduce((sum, [tokens]) => sum + tokens, 0))
+    expect(rowApi).toBe(Object.values(expected).reduce((sum, [, api]) => sum + api, 0))
+    expect(apiTotal).toBe(rowApi)
+    expect(tokenTotal).toBe(rowTokens! + setUp!)
   }, 90_000)
 
   it("token --emulator --json prints valid JSON with a masked token", async () => {
