@@ -32,7 +32,7 @@ const build = (
   httpClient: HttpClient.HttpClient
 ): ServiceClientService => {
   const http = RequestPolicy.make(config, tokens, httpClient)
-  const request = Request.make(http, config.timeout)
+  const request = Request.make(http)
   return {
     http,
     request,
