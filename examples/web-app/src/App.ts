@@ -1,6 +1,7 @@
 /**
- * The routes: `/login`, `/callback`, `/` and `/logout`, on the SDK's `AuthorizationCode` (sign-in with state and
- * PKCE), `UserTokens` (each user's tokens) and `ServiceClient.forUser` (calls with one user's bearer).
+ * The routes: `/login`, `/callback`, `/` and `/logout`, on the SDK's `OAuthClient` (the sign-in's protocol steps,
+ * with state and PKCE), `UserTokens` (each user's tokens, kept and renewed) and `ServiceClient.makeWith` (calls with
+ * one user's bearer).
  *
  * @since 0.1.0
  */
@@ -12,14 +13,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import {
-  AuthorizationCode,
-  type ServiceError,
-  ServiceClient,
-  type TokenInfo,
-  TokenProvider,
-  UserTokens
-} from "service-sdk"
+import { OAuthClient, type ServiceError, ServiceClient, type TokenInfo, TokenProvider, UserTokens } from "service-sdk"
 import { errorPage, PAGE_HEADERS, page, profilePage, welcomePage } from "./pages.js"
 import { isSessionId, newSessionId, Sessions } from "./Sessions.js"
 
@@ -127,7 +121,9 @@ const home = Effect.gen(function* () {
     // a sign-in under way (the consent page is open, or the person came back from it) is not an error
     return (yield* sessions.hasPending(cookie.value)) ? welcomePage({ notice }) : sessionInvalid(settings)
   }
-  const client = yield* ServiceClient.forUser(userId.value)
+  // the client calls with this user's bearer only; a 401 renews only this user's token
+  const users = yield* UserTokens
+  const client = yield* ServiceClient.makeWith(users.provider(userId.value), { apiUrl: settings.apiUrl })
   const loaded = yield* Effect.all([client.users.me, client.library.savedTracks({ limit: settings.tracksShown })], {
     concurrency: 2
   }).pipe(Effect.either)
@@ -160,7 +156,7 @@ const home = Effect.gen(function* () {
 const login = Effect.gen(function* () {
   const settings = yield* Settings
   const sessions = yield* Sessions
-  const signIn = yield* AuthorizationCode
+  const oauth = yield* OAuthClient.OAuthClient
   const request = yield* HttpServerRequest.HttpServerRequest
   const hint = new URL(request.url, settings.baseUrl).searchParams.get("login_hint")
   if (hint !== null && !USER_ID.test(hint)) {
@@ -177,7 +173,7 @@ const login = Effect.gen(function* () {
     if (Option.isSome(yield* sessions.getUser(previous.value))) return redirect("/", 303)
     yield* sessions.remove(previous.value)
   }
-  const pending = yield* signIn.beginAuthorization({ scope: settings.scope })
+  const pending = yield* oauth.beginAuthorization({ scope: settings.scope })
   const url = new URL(pending.url)
   if (hint !== null) url.searchParams.set("login_hint", hint)
   // a new id for every sign-in: a session id never outlives a change of who is signed in
@@ -232,7 +228,7 @@ const notYours = errorPage({
 const callback = Effect.gen(function* () {
   const settings = yield* Settings
   const sessions = yield* Sessions
-  const signIn = yield* AuthorizationCode
+  const oauth = yield* OAuthClient.OAuthClient
   const userTokens = yield* UserTokens
   const request = yield* HttpServerRequest.HttpServerRequest
   const url = new URL(request.url, settings.baseUrl)
@@ -257,7 +253,7 @@ const callback = Effect.gen(function* () {
       error === "access_denied" ? "access_denied" : "authorization_error"
     )
   }
-  const token = yield* signIn.completeAuthorization(url.toString(), pending).pipe(Effect.either)
+  const token = yield* oauth.completeAuthorization(url.toString(), pending).pipe(Effect.either)
   if (token._tag === "Left") {
     return token.left._tag === "AuthenticationError"
       ? signInFailed(
@@ -280,6 +276,7 @@ const callback = Effect.gen(function* () {
       : serviceFailure(me.left)
   }
   yield* userTokens.signIn(me.right, token.right)
+  yield* Effect.logInfo(`web-app: ${me.right} signed in`)
   // a fresh session id once signed in (session fixation)
   const sessionId = newSessionId()
   yield* sessions.putUser(sessionId, me.right, settings.sessionTtl)
@@ -290,9 +287,7 @@ const callback = Effect.gen(function* () {
 const whoIs = (token: TokenInfo) =>
   Effect.gen(function* () {
     const settings = yield* Settings
-    const client = yield* ServiceClient.make({ apiUrl: settings.apiUrl }).pipe(
-      Effect.provideService(TokenProvider, TokenProvider.static(token.accessToken))
-    )
+    const client = yield* ServiceClient.makeWith(TokenProvider.static(token.accessToken), { apiUrl: settings.apiUrl })
     return (yield* client.users.me).id
   })
 
@@ -411,4 +406,4 @@ export const app = router.pipe(
  *
  * @since 0.1.0
  */
-export type AppContext = Settings | Sessions | AuthorizationCode | UserTokens | ServiceClient | HttpClient.HttpClient
+export type AppContext = Settings | Sessions | OAuthClient.OAuthClient | UserTokens | HttpClient.HttpClient

@@ -17,8 +17,8 @@ import {
   AuthorizationCode,
   ConfigurationError,
   authorizeLocal,
-  ClientCredentials,
   maskToken,
+  OAuthClient,
   ServiceClient,
   TokenCache
 } from "service-sdk"
@@ -43,15 +43,14 @@ const VISIBLE_ASCII = /^[\x21-\x7e]+$/
 export const token = (flags: TokenFlags) =>
   Effect.gen(function* () {
     const target = yield* resolveTarget(flags)
-    const cache = yield* TokenCache.memory()
-    const provider = yield* ClientCredentials.make({
+    // one protocol step, nothing kept: the command prints the token and ends
+    const oauth = yield* OAuthClient.make({
       clientId: target.clientId,
       clientSecret: target.clientSecret,
-      authUrl: target.authUrl,
-      scope: Option.getOrUndefined(flags.scope),
-      tokenCache: cache
+      authUrl: target.authUrl
     })
-    const token = Redacted.value(yield* provider.getAccessToken)
+    const info = yield* oauth.clientCredentials({ scope: Option.getOrUndefined(flags.scope) })
+    const token = Redacted.value(info.accessToken)
     if (!VISIBLE_ASCII.test(token)) {
       // a terminal would act on its control characters, and a pipe would get a token that is not the real one
       return yield* new AuthenticationError({
@@ -59,7 +58,6 @@ export const token = (flags: TokenFlags) =>
           "the Service answered with an access token that is not visible ASCII (RFC 6750 §2.1): it is neither used nor printed"
       })
     }
-    const info = Option.getOrThrow(yield* cache.get)
     const now = (yield* Clock.currentTimeMillis) / 1000
     const expiresIn = Math.round(info.expiresAt - now)
     const shown = flags.reveal ? token : maskToken(token)
