@@ -88,8 +88,6 @@ export const make = (
     const server = yield* NodeHttpServer.make(() => nodeServer, { port: options.port ?? 0, host }).pipe(
       Effect.mapError((error) => listenError(error, host, options.port ?? 0))
     )
-    // runs before the server's own close: do not wait for keep-alive connections
-    yield* Effect.addFinalizer(() => Effect.sync(() => nodeServer.closeAllConnections()))
     const port = server.address._tag === "TcpAddress" ? server.address.port : 0
     const baseUrl = (options.baseUrl ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`).replace(/\/+$/, "")
     const scope = options.scope ?? DEFAULT_SCOPE
@@ -130,6 +128,14 @@ export const make = (
       Effect.provideService(SessionStore.Sessions, sessions),
       Effect.provideService(OAuthClient.OAuthClient, oauth),
       Effect.provideService(UserTokens, userTokens)
+    )
+    // runs first (added after the handler): stop accepting and drop every connection in one step, so no keep-alive
+    // client holds the server's own close open (it would wait for every connection); bounded all the same
+    yield* Effect.addFinalizer(() =>
+      Effect.async<void>((resume) => {
+        nodeServer.close(() => resume(Effect.void))
+        nodeServer.closeAllConnections()
+      }).pipe(Effect.timeout("2 seconds"), Effect.ignore)
     )
     return { url: baseUrl, store: redis === undefined ? "memory" : "redis" } as const
   })

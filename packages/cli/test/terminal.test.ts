@@ -155,15 +155,22 @@ describe("service-sdk CLI in a terminal and a pipe", () => {
   })
 
   it("Ctrl-C during token (a token endpoint that never answers) exits 130", async () => {
-    const server = Net.createServer(() => {})
+    // Ctrl-C once the token request is in flight (on a loaded machine the bin may take seconds to start)
+    let connected: () => void = () => {}
+    const inFlight = new Promise<void>((resolve) => {
+      connected = resolve
+    })
+    const server = Net.createServer(() => connected())
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     const address = server.address()
     const port = typeof address === "object" && address !== null ? address.port : 0
     try {
-      const result = await cli(["token", "--auth-url", `http://127.0.0.1:${port}`], {
-        env: cleanEnv({ SERVICE_SDK_CLIENT_ID: "id", SERVICE_SDK_CLIENT_SECRET: "secret" }),
-        interruptAfterMs: 2000
+      const running = cli(["token", "--auth-url", `http://127.0.0.1:${port}`], {
+        env: cleanEnv({ SERVICE_SDK_CLIENT_ID: "id", SERVICE_SDK_CLIENT_SECRET: "secret" })
       })
+      await inFlight
+      children.at(-1)!.kill("SIGINT")
+      const result = await running
       expect(result.code).toBe(130)
     } finally {
       server.close()
