@@ -1,67 +1,13 @@
 import { Emulator, type EmulatorHandle } from "@service-sdk/emulator"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { buildBin, cli } from "./support/bin.js"
 
-const root = join(import.meta.dirname, "..", "..", "..")
-// the shipped bin: the shim that runs the bundle
-const bin = join(root, "packages", "cli", "bin", "service-sdk.js")
+const run = cli
 
-/** The environment without the SDK's variables, so tests do not depend on the machine. */
-const cleanEnv = () => {
-  const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith("SERVICE_SDK_") && value !== undefined) env[name] = value
-  }
-  return env
-}
-
-interface Result {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs the built bin; `onStdout` sees output as it comes (to act on a printed URL). */
-const run = (
-  args: ReadonlyArray<string>,
-  options: {
-    env?: Record<string, string>
-    timeoutMs?: number
-    onStdout?: (text: string, child: ChildProcess) => void
-  } = {}
-) =>
-  new Promise<Result>((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: options.env ?? cleanEnv(),
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`timed out: service-sdk ${args.join(" ")}\n${stdout}\n${stderr}`))
-    }, options.timeoutMs ?? 30_000)
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString()
-      options.onStdout?.(stdout, child)
-    })
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    child.on("close", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
-
-beforeAll(() => {
-  // the CLI tests run the real bin: make sure dist is current (tsc -b is incremental and fast)
-  execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-b", join(root, "packages", "cli")], { stdio: "inherit" })
-  execFileSync(process.execPath, [join(root, "packages", "cli", "scripts", "bundle.mjs")], { stdio: "inherit" })
-}, 120_000)
+beforeAll(buildBin, 120_000)
 
 describe("service-sdk CLI", () => {
   it("demo runs the whole story and ends with the summary", async () => {

@@ -34,6 +34,8 @@ export interface RunOptions {
   readonly env?: Record<string, string>
   readonly timeoutMs?: number
   readonly cwd?: string
+  /** the process, as soon as it is spawned (to signal it) */
+  readonly onSpawn?: (child: ChildProcess) => void
   /** sees the output so far as it comes (to act on a printed URL) */
   readonly onStdout?: (text: string, child: ChildProcess) => void
 }
@@ -46,6 +48,7 @@ export const runProcess = (command: string, args: ReadonlyArray<string>, options
       cwd: options.cwd,
       stdio: ["ignore", "pipe", "pipe"]
     })
+    options.onSpawn?.(child)
     let stdout = ""
     let stderr = ""
     const timer = setTimeout(() => {
