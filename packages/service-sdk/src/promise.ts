@@ -38,7 +38,9 @@ export {
   type DirectoryTokenStore,
   directoryTokenStore,
   type FileTokenCache,
-  fileTokenCache
+  fileTokenCache,
+  tokenInfoFromJson,
+  tokenInfoToJson
 } from "./internal/promise/plainCaches.js"
 /** @since 0.1.0 */
 export type { FacadeOptions, PromiseTokenCache } from "./internal/promise/runtime.js"

@@ -9,7 +9,7 @@ import * as Option from "effect/Option"
 import { runPromise, runSyncOrThrow } from "../../bridge.js"
 import { ConfigurationError } from "../../ServiceError.js"
 import * as TokenCache from "../../TokenCache.js"
-import type { TokenInfo } from "../../TokenInfo.js"
+import { TokenInfo, type TokenInfoJson } from "../../TokenInfo.js"
 import * as TokenStore from "../../TokenStore.js"
 
 /**
@@ -107,4 +107,23 @@ export const directoryTokenStore = (path: string): DirectoryTokenStore => {
   const plain: DirectoryTokenStore = (userId) => plainView(Effect.map(store, (s) => s(userId)))
   effectStores.set(plain, store)
   return plain
+}
+
+/**
+ * The JSON form of a token (`{ access_token, expires_at, ... }`, the secrets in clear), to keep it in a store of
+ * your own; {@link tokenInfoFromJson} reads it back.
+ *
+ * @since 0.3.0
+ */
+export const tokenInfoToJson = (token: TokenInfo): TokenInfoJson => JSON.parse(TokenCache.encodeJson(token))
+
+/**
+ * A token from its JSON form (or the text of it); `undefined` when it is not one.
+ *
+ * @since 0.3.0
+ */
+export const tokenInfoFromJson = (json: unknown): TokenInfo | undefined => {
+  if (json instanceof TokenInfo) return json
+  if (json === undefined || json === null) return undefined
+  return Option.getOrUndefined(TokenCache.decodeJson(typeof json === "string" ? json : JSON.stringify(json)))
 }
