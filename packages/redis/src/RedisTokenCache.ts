@@ -12,16 +12,14 @@
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Scope from "effect/Scope"
+import type * as Scope from "effect/Scope"
 import type { Cluster, Redis } from "ioredis"
 import { ConfigurationError, type TokenCache, type TokenCacheError } from "service-sdk"
+import { startScoped } from "service-sdk/bridge"
 import * as Cache from "./internal/cache.js"
 import * as Shared from "./internal/options.js"
 
@@ -150,9 +148,6 @@ export interface ConnectedRedisTokenCache extends TokenCache.TokenCache {
   readonly [Symbol.asyncDispose]: () => Promise<void>
 }
 
-const failureOf = (cause: Cause.Cause<unknown>): unknown =>
-  Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause))
-
 /**
  * {@link make} for plain code: resolves to the cache, or rejects with the SDK's TokenCacheError or
  * ConfigurationError.
@@ -165,16 +160,6 @@ const failureOf = (cause: Cause.Cause<unknown>): unknown =>
  * @since 0.1.0
  */
 export const connect = async (options: Options): Promise<ConnectedRedisTokenCache> => {
-  const scope = Effect.runSync(Scope.make())
-  const exit = await Effect.runPromiseExit(Scope.extend(make(options), scope))
-  if (Exit.isFailure(exit)) {
-    await Effect.runPromise(Scope.close(scope, exit))
-    throw failureOf(exit.cause)
-  }
-  let closed: Promise<void> | undefined
-  const close = () => {
-    closed ??= Effect.runPromise(Scope.close(scope, Exit.void))
-    return closed
-  }
-  return { ...exit.value, close, [Symbol.asyncDispose]: close }
+  const { value, close } = await startScoped(make(options))
+  return { ...value, close, [Symbol.asyncDispose]: close }
 }

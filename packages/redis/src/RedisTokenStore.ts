@@ -5,12 +5,10 @@
  *
  * @since 0.2.0
  */
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
-import * as Scope from "effect/Scope"
+import type * as Scope from "effect/Scope"
 import { ConfigurationError, type TokenCache, type TokenCacheError, type TokenStore } from "service-sdk"
+import { startScoped } from "service-sdk/bridge"
 import * as Cache from "./internal/cache.js"
 import * as Shared from "./internal/options.js"
 import { lockKey } from "./RedisTokenCache.js"
@@ -108,17 +106,6 @@ export interface ConnectedRedisTokenStore extends TokenStore.TokenStore {
  * @since 0.2.0
  */
 export const connect = async (options: Options): Promise<ConnectedRedisTokenStore> => {
-  const scope = Effect.runSync(Scope.make())
-  const exit = await Effect.runPromiseExit(Scope.extend(make(options), scope))
-  if (Exit.isFailure(exit)) {
-    await Effect.runPromise(Scope.close(scope, exit))
-    throw Option.getOrElse(Cause.failureOption(exit.cause), () => Cause.squash(exit.cause))
-  }
-  let closed: Promise<void> | undefined
-  const close = () => {
-    closed ??= Effect.runPromise(Scope.close(scope, Exit.void))
-    return closed
-  }
-  const store = exit.value
+  const { value: store, close } = await startScoped(make(options))
   return Object.assign((userId: string) => store(userId), { close, [Symbol.asyncDispose]: close })
 }

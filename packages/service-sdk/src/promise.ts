@@ -31,6 +31,17 @@ export {
   type AsyncUserTokensOptions,
   type PromiseUserTokenCache
 } from "./internal/promise/asyncUserTokens.js"
+/** @since 0.3.0 */
+export type { FacadeLogger, LogLevelName } from "./internal/promise/logging.js"
+/** @since 0.3.0 */
+export {
+  type DirectoryTokenStore,
+  directoryTokenStore,
+  type FileTokenCache,
+  fileTokenCache,
+  tokenInfoFromJson,
+  tokenInfoToJson
+} from "./internal/promise/plainCaches.js"
 /** @since 0.1.0 */
 export type { FacadeOptions, PromiseTokenCache } from "./internal/promise/runtime.js"
 /** @since 0.1.0 */
@@ -46,6 +57,6 @@ export {
 /** @since 0.1.0 */
 export * as TokenCache from "./TokenCache.js"
 /** @since 0.1.0 */
-export { TokenInfo } from "./TokenInfo.js"
+export { TokenInfo, type TokenInfoJson } from "./TokenInfo.js"
 /** @since 0.2.0 */
 export * as TokenStore from "./TokenStore.js"

@@ -3,12 +3,11 @@ import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Scope from "effect/Scope"
+import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
+import { runPromise, startScoped } from "service-sdk/bridge"
 import type {
   ClientRegistration,
   Emulator,
@@ -199,25 +198,9 @@ export const make = (options: EmulatorOptions = {}): Effect.Effect<Emulator.Serv
     return service
   })
 
-const runPromise = <A>(effect: Effect.Effect<A, EmulatorError>): Promise<A> =>
-  Effect.runPromiseExit(effect).then((exit) =>
-    Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause))
-  )
-
 /** @internal */
 export const start = async (options: EmulatorOptions = {}): Promise<EmulatorHandle> => {
-  const scope = Effect.runSync(Scope.make())
-  const exit = await Effect.runPromiseExit(Scope.extend(make(options), scope))
-  if (Exit.isFailure(exit)) {
-    await Effect.runPromise(Scope.close(scope, exit))
-    throw Cause.squash(exit.cause)
-  }
-  const service = exit.value
-  let closing: Promise<void> | undefined
-  const close = (): Promise<void> => {
-    closing ??= Effect.runPromise(Scope.close(scope, Exit.void))
-    return closing
-  }
+  const { value: service, close } = await startScoped(make(options))
   return {
     authUrl: service.authUrl,
     apiUrl: service.apiUrl,

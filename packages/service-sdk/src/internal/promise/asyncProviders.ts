@@ -1,17 +1,21 @@
 /**
  * The providers for plain code: Promise methods over the same Effect providers.
  */
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
+import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as AuthorizationCodeModule from "../../AuthorizationCode.js"
+import { authorizeLocal } from "../../authorizeLocal.js"
 import * as ClientCredentials from "../../ClientCredentials.js"
+import { runSyncOrThrow } from "../../bridge.js"
 import type { ConfigurationError } from "../../ServiceError.js"
 import type * as TokenCache from "../../TokenCache.js"
 import type { TokenInfo } from "../../TokenInfo.js"
-import { TokenProvider, type TokenProviderService } from "../../TokenProvider.js"
+import { TokenProvider } from "../../TokenProvider.js"
 import * as Provider from "../provider.js"
-import { type AsyncAuthorizeLocalOptions, asyncAuthorizeLocal } from "./asyncAuthorizeLocal.js"
+import { type AsyncAuthorizeLocalOptions, toEffectOptions } from "./authorizeLocalOptions.js"
 import * as Runtime from "./runtime.js"
+import { register, type TokenSource } from "./tokenSource.js"
 
 /**
  * The options of the Effect providers, with a plain Promise cache allowed too.
@@ -23,17 +27,29 @@ export type AsyncOptions<O extends { readonly tokenCache?: unknown }> = Omit<O, 
     readonly tokenCache?: TokenCache.TokenCache | Runtime.PromiseTokenCache | undefined
   }
 
-/** What every Promise provider shares: the runtime, the service, and the cached-token fast path. */
+/** A new runtime for a provider the facade object owns, and the provider service built in it (synchronously). */
+const ownedSource = <R>(
+  name: string,
+  layer: Layer.Layer<R | TokenProvider, ConfigurationError>,
+  options: Runtime.FacadeOptions
+): TokenSource<R | TokenProvider> => {
+  const runtime = new Runtime.FacadeRuntime(name, layer, options)
+  return { runtime, service: runtime.runSync(TokenProvider), owned: true }
+}
+
+/**
+ * What every Promise provider shares: the cached-token fast path (a still-valid cached token is served without
+ * running an Effect), one Promise for concurrent callers, and the lifetime.
+ *
+ * @since 0.1.0
+ */
 export abstract class AsyncTokenProvider<R = TokenProvider> {
-  /** @internal */
-  readonly runtime: Runtime.FacadeRuntime<R | TokenProvider>
-  /** @internal */
-  readonly service: TokenProviderService
+  readonly #source: TokenSource<R | TokenProvider> | TokenSource<R>
   #inflight: Promise<string> | undefined
 
-  protected constructor(name: string, layer: Layer.Layer<R | TokenProvider, ConfigurationError>) {
-    this.runtime = new Runtime.FacadeRuntime(name, layer)
-    this.service = this.runtime.runSync(TokenProvider)
+  protected constructor(source: TokenSource<R | TokenProvider> | TokenSource<R>) {
+    this.#source = source
+    register(this, source)
   }
 
   /**
@@ -41,10 +57,11 @@ export abstract class AsyncTokenProvider<R = TokenProvider> {
    * stale one share one Promise (and the provider's single flight makes one token request).
    */
   getAccessToken(): Promise<string> {
-    const cached = Provider.peek(this.service)
-    if (cached !== undefined && !this.runtime.closed) return Promise.resolve(Redacted.value(cached))
+    const { runtime, service } = this.#source
+    const cached = Provider.peek(service)
+    if (cached !== undefined && !runtime.closed) return Promise.resolve(Redacted.value(cached))
     if (this.#inflight !== undefined) return this.#inflight
-    const inflight = this.runtime.run(this.service.getAccessToken).then(Redacted.value)
+    const inflight = runtime.run(service.getAccessToken).then(Redacted.value)
     this.#inflight = inflight
     const clear = () => {
       if (this.#inflight === inflight) this.#inflight = undefined
@@ -55,12 +72,12 @@ export abstract class AsyncTokenProvider<R = TokenProvider> {
 
   /** After the API rejected `rejected` with 401: a fresh token (see `TokenProvider.forceRefresh`). */
   forceRefresh(rejected: string): Promise<string> {
-    return this.runtime.run(this.service.forceRefresh(Redacted.make(rejected))).then(Redacted.value)
+    return this.#source.runtime.run(this.#source.service.forceRefresh(Redacted.make(rejected))).then(Redacted.value)
   }
 
-  /** Releases the provider's connections. Further calls reject with ConfigurationError. */
+  /** Releases the provider's connections (a per-user provider shares its `AsyncUserTokens`' and closes nothing). */
   close(): Promise<void> {
-    return this.runtime.close()
+    return this.#source.owned ? this.#source.runtime.close() : Promise.resolve()
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -84,12 +101,17 @@ export abstract class AsyncTokenProvider<R = TokenProvider> {
  * @since 0.1.0
  */
 export class AsyncClientCredentials extends AsyncTokenProvider<TokenProvider> {
+  /** Throws ConfigurationError on invalid or missing options. */
   constructor(options: AsyncOptions<ClientCredentials.Options> = {}) {
+    const checked = Runtime.checkOptions("AsyncClientCredentials", options)
     super(
-      "AsyncClientCredentials",
-      Layer.provide(
-        ClientCredentials.layer({ ...options, tokenCache: Runtime.toTokenCache(options.tokenCache) }),
-        Runtime.httpClientLayer(options)
+      ownedSource(
+        "AsyncClientCredentials",
+        Runtime.provideHttpClient(
+          ClientCredentials.layer({ ...checked, tokenCache: Runtime.toTokenCache(checked.tokenCache) }),
+          checked
+        ),
+        checked
       )
     )
   }
@@ -111,21 +133,26 @@ export class AsyncClientCredentials extends AsyncTokenProvider<TokenProvider> {
  * @since 0.1.0
  */
 export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCodeModule.AuthorizationCode> {
-  /** @internal */
-  readonly authorizationCode: AuthorizationCodeModule.AuthorizationCodeService
+  readonly #runtime: Runtime.FacadeRuntime<AuthorizationCodeModule.AuthorizationCode | TokenProvider>
+  readonly #authorizationCode: AuthorizationCodeModule.AuthorizationCodeService
 
+  /** Throws ConfigurationError on invalid or missing options. */
   constructor(options: AsyncOptions<AuthorizationCodeModule.Options> = {}) {
-    super(
+    const checked = Runtime.checkOptions("AsyncAuthorizationCode", options)
+    const source = ownedSource(
       "AsyncAuthorizationCode",
-      Layer.provide(
+      Runtime.provideHttpClient(
         AuthorizationCodeModule.AuthorizationCode.layer({
-          ...options,
-          tokenCache: Runtime.toTokenCache(options.tokenCache)
+          ...checked,
+          tokenCache: Runtime.toTokenCache(checked.tokenCache)
         }),
-        Runtime.httpClientLayer(options)
-      )
+        checked
+      ),
+      checked
     )
-    this.authorizationCode = this.runtime.runSync(AuthorizationCodeModule.AuthorizationCode)
+    super(source)
+    this.#runtime = source.runtime
+    this.#authorizationCode = source.runtime.runSync(AuthorizationCodeModule.AuthorizationCode)
   }
 
   /**
@@ -133,22 +160,22 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
    * `AuthorizationCode.parseResponseUrl`).
    */
   static parseResponseUrl(url: string, options: { readonly expectedState?: string | undefined } = {}): string {
-    return Runtime.runSyncOrThrow(AuthorizationCodeModule.parseResponseUrl(url, options))
+    return runSyncOrThrow(AuthorizationCodeModule.parseResponseUrl(url, options))
   }
 
   /** The URL to send the user to. */
   getAuthorizationUrl(options?: AuthorizationCodeModule.AuthorizationUrlOptions): string {
-    return this.authorizationCode.getAuthorizationUrl(options)
+    return this.#authorizationCode.getAuthorizationUrl(options)
   }
 
   /** Exchanges the code from the redirect for tokens, and caches them (public clients pass the PKCE verifier). */
   exchangeCode(code: string, options?: AuthorizationCodeModule.ExchangeCodeOptions): Promise<TokenInfo> {
-    return this.runtime.run(this.authorizationCode.exchangeCode(code, options))
+    return this.#runtime.run(this.#authorizationCode.exchangeCode(code, options))
   }
 
   /** Whether this is a public client (no secret). */
   get publicClient(): boolean {
-    return this.authorizationCode.publicClient
+    return this.#authorizationCode.publicClient
   }
 
   /**
@@ -158,7 +185,7 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
   beginAuthorization(
     options?: AuthorizationCodeModule.BeginAuthorizationOptions
   ): Promise<AuthorizationCodeModule.PendingAuthorization> {
-    return this.runtime.run(this.authorizationCode.beginAuthorization(options))
+    return this.#runtime.run(this.#authorizationCode.beginAuthorization(options))
   }
 
   /** Finishes a sign-in: checks the callback's state, exchanges its code with the verifier, caches the tokens. */
@@ -166,13 +193,19 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
     callbackUrl: string,
     pending: { readonly state: string; readonly codeVerifier: string | Redacted.Redacted<string> }
   ): Promise<TokenInfo> {
-    return this.runtime.run(this.authorizationCode.completeAuthorization(callbackUrl, pending))
+    return this.#runtime.run(this.#authorizationCode.completeAuthorization(callbackUrl, pending))
   }
 
   /**
-   * Runs the authorization code flow on a loopback server and resolves to the tokens (see `asyncAuthorizeLocal`).
+   * Runs the authorization code flow on a loopback server (`authorizeLocal`) and resolves to the tokens, also cached.
    */
   authorizeLocal(options?: AsyncAuthorizeLocalOptions): Promise<TokenInfo> {
-    return asyncAuthorizeLocal(this, options)
+    return this.#runtime.run(
+      Effect.provideService(
+        authorizeLocal(toEffectOptions(options)),
+        AuthorizationCodeModule.AuthorizationCode,
+        this.#authorizationCode
+      )
+    )
   }
 }

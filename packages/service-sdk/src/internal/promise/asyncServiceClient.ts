@@ -21,6 +21,7 @@ import type * as Schemas from "../client/schemas.js"
 import type { AsyncOptions, AsyncTokenProvider } from "./asyncProviders.js"
 import type { AsyncUserTokenProvider } from "./asyncUserTokens.js"
 import * as Runtime from "./runtime.js"
+import { sourceOf } from "./tokenSource.js"
 
 /**
  * Exactly one token source: `accessToken` (a fixed token), `authProvider` (an `AsyncClientCredentials` or
@@ -43,15 +44,6 @@ export interface AsyncServiceClientOptions extends ServiceClientOptions, AsyncOp
  */
 export type AsyncClientCredentialsClientOptions = Omit<AsyncServiceClientOptions, "accessToken" | "authProvider">
 
-const isAsyncProvider = (value: unknown): value is AsyncTokenProvider<any> =>
-  typeof value === "object" &&
-  value !== null &&
-  "service" in value &&
-  typeof value.service === "object" &&
-  value.service !== null &&
-  "getAccessToken" in value.service &&
-  Effect.isEffect(value.service.getAccessToken)
-
 const given = (value: string | Redacted.Redacted<string> | undefined) => (secretValue(value) ?? "").trim() !== ""
 
 /** The one token source of the options, or a ConfigurationError naming the conflict. */
@@ -64,7 +56,7 @@ const tokenLayer = (
       Effect.all(
         [
           optionalSecret(options.accessToken, "accessToken"),
-          options.authProvider === undefined || isAsyncProvider(options.authProvider)
+          options.authProvider === undefined || sourceOf(options.authProvider) !== undefined
             ? Effect.void
             : Effect.fail(
                 new ConfigurationError({
@@ -95,9 +87,9 @@ const tokenLayer = (
     return ServiceClient.layerAccessToken(options.accessToken, options)
   }
   if (options.authProvider !== undefined) {
-    const provider = options.authProvider
+    const source = sourceOf(options.authProvider)!
     return Layer.effect(ServiceClient, ServiceClient.make(options)).pipe(
-      Layer.provide(Layer.succeed(TokenProvider, provider.service))
+      Layer.provide(Layer.succeed(TokenProvider, source.service))
     )
   }
   const layer = ServiceClient.layerClientCredentials({
@@ -136,10 +128,12 @@ export class AsyncServiceClient {
 
   /** Throws ConfigurationError on conflicting, missing or invalid options. */
   constructor(options: AsyncServiceClientOptions = {}) {
-    this.#authProvider = options.authProvider
+    const checked = Runtime.checkOptions("AsyncServiceClient", options)
+    this.#authProvider = checked.authProvider
     this.#runtime = new Runtime.FacadeRuntime(
       "AsyncServiceClient",
-      Layer.provide(tokenLayer(options), Runtime.httpClientLayer(options))
+      Runtime.provideHttpClient(tokenLayer(checked), checked),
+      checked
     )
     this.#client = this.#runtime.runSync(ServiceClient)
   }
@@ -154,7 +148,7 @@ export class AsyncServiceClient {
   }
 
   #run<A>(use: (client: ServiceClientService) => Effect.Effect<A, unknown>): Promise<A> {
-    if (this.#authProvider?.runtime.closed === true) {
+    if (this.#authProvider !== undefined && sourceOf(this.#authProvider)?.runtime.closed === true) {
       return Promise.reject(
         new ConfigurationError({ message: "the authProvider of this AsyncServiceClient is closed" })
       )

@@ -6,14 +6,16 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { TokenCacheError } from "../../ServiceError.js"
+import { ConfigurationError } from "../../ServiceError.js"
 import type * as TokenCache from "../../TokenCache.js"
 import type { TokenInfo } from "../../TokenInfo.js"
-import type { TokenProviderService } from "../../TokenProvider.js"
 import type { TokenStore } from "../../TokenStore.js"
 import * as UserTokensModule from "../../UserTokens.js"
-import { describeCause, safeCause } from "../redact.js"
+import { describeCause } from "../redact.js"
+import { effectStoreOf } from "./plainCaches.js"
+import { AsyncTokenProvider } from "./asyncProviders.js"
 import * as Runtime from "./runtime.js"
+import type { TokenSource } from "./tokenSource.js"
 
 /**
  * One user's token cache for plain code: Promise methods; `clear` (needed by `signOut`) forgets the entry.
@@ -33,56 +35,56 @@ export interface AsyncUserTokensOptions extends Omit<UserTokensModule.Options, "
   readonly store: TokenStore | ((userId: string) => TokenCache.TokenCache | PromiseUserTokenCache)
 }
 
-const clearFailure = (cause: unknown) =>
-  new TokenCacheError({
-    message: `the token cache's clear failed: ${describeCause(cause)}`,
-    cause: safeCause(cause)
+const storeError = (problem: string) =>
+  new ConfigurationError({
+    message: `store must be a TokenStore or a function from user id to a token cache (${problem})`
   })
 
 /** Each user's cache as an Effect `TokenCache` (a plain Promise cache adapted, `clear` included). */
-const toTokenStore = (store: AsyncUserTokensOptions["store"]): TokenStore => {
-  if (typeof store !== "function") return store
-  return (userId) => {
+const toTokenStore =
+  (store: (userId: string) => TokenCache.TokenCache | PromiseUserTokenCache): TokenStore =>
+  (userId) => {
     const cache = store(userId)
-    if (Effect.isEffect(cache.get)) return cache as TokenCache.TokenCache
-    const plain = cache as PromiseUserTokenCache
-    const adapted = Runtime.toTokenCache(plain) as TokenCache.TokenCache
-    const clear = plain.clear
-    return clear === undefined
-      ? adapted
-      : { ...adapted, clear: Effect.tryPromise({ try: () => clear.call(plain), catch: clearFailure }) }
+    const problem = Runtime.cacheProblem(cache)
+    if (problem !== undefined) throw storeError(`for a user it returned a cache that is not one: ${problem}`)
+    return Runtime.toTokenCache(cache, "store") as TokenCache.TokenCache
   }
+
+/**
+ * The store of the options as an Effect `TokenStore`: checked now (called once with a probe id, as a store only makes
+ * a handle), built when the runtime starts (a `directoryTokenStore` first creates its directory).
+ */
+const resolveStore = (store: unknown): Effect.Effect<TokenStore> => {
+  if (typeof store !== "function") throw storeError(`got ${store === null ? "null" : typeof store}`)
+  const fromDirectory = effectStoreOf(store)
+  if (fromDirectory !== undefined) return fromDirectory
+  const effectStore = toTokenStore(store as (userId: string) => TokenCache.TokenCache | PromiseUserTokenCache)
+  try {
+    effectStore("service-sdk:store-check")
+  } catch (error) {
+    if (error instanceof ConfigurationError) throw error
+    throw storeError(`calling it threw ${describeCause(error)}`)
+  }
+  return Effect.succeed(effectStore)
 }
 
 /** Only for checking options: never called. */
 const unusedHttpClient = HttpClient.make(() => Effect.die("unused"))
+const unusedStore: TokenStore = () => ({ get: Effect.die("unused"), set: () => Effect.die("unused") })
 
 /**
  * One user's tokens as an `authProvider` for `new AsyncServiceClient({ authProvider })`. Made by
- * `AsyncUserTokens.forUser`; it shares the `AsyncUserTokens`' lifetime (closing that closes it).
+ * `AsyncUserTokens.forUser`; it shares the `AsyncUserTokens`' lifetime (closing that closes it; its own `close()`
+ * closes nothing).
  *
  * @since 0.2.0
  */
-export class AsyncUserTokenProvider {
-  /** @internal */
-  readonly runtime: Runtime.FacadeRuntime<UserTokensModule.UserTokens>
-  /** @internal */
-  readonly service: TokenProviderService
+export class AsyncUserTokenProvider extends AsyncTokenProvider<UserTokensModule.UserTokens> {}
 
-  /** @internal */
-  constructor(runtime: Runtime.FacadeRuntime<UserTokensModule.UserTokens>, service: TokenProviderService) {
-    this.runtime = runtime
-    this.service = service
-  }
-
-  /** The user's access token (renewed when stale; "not signed in" AuthenticationError without an entry). */
-  getAccessToken(): Promise<string> {
-    return this.runtime.run(this.service.getAccessToken).then(Redacted.value)
-  }
-
-  /** After the API rejected `rejected` with 401: a fresh token for this user. */
-  forceRefresh(rejected: string): Promise<string> {
-    return this.runtime.run(this.service.forceRefresh(Redacted.make(rejected))).then(Redacted.value)
+/** Makes the provider of one user (the class's constructor is protected: `forUser` is the way to get one). */
+class UserProvider extends AsyncUserTokenProvider {
+  constructor(source: TokenSource<UserTokensModule.UserTokens>) {
+    super(source)
   }
 }
 
@@ -118,16 +120,22 @@ export class AsyncUserTokens {
 
   /** Throws ConfigurationError on invalid or missing options, whatever `httpClient` is. */
   constructor(options: AsyncUserTokensOptions) {
-    const effectOptions = { ...options, store: toTokenStore(options?.store) }
-    // options checked first on a stand-in client, so that a bad option throws even with an asynchronous httpClient
+    const checked = Runtime.checkOptions("AsyncUserTokens", options, true)
+    const store = resolveStore(checked.store)
+    // options checked first on a stand-in client and store, so that a bad option throws even with an asynchronous
+    // httpClient or store
     Runtime.runSyncOrThrow(
-      Effect.scoped(UserTokensModule.make(effectOptions)).pipe(
+      Effect.scoped(UserTokensModule.make({ ...checked, store: unusedStore })).pipe(
         Effect.provideService(HttpClient.HttpClient, unusedHttpClient)
       )
     )
     this.#runtime = new Runtime.FacadeRuntime(
       "AsyncUserTokens",
-      Layer.provide(UserTokensModule.UserTokens.layer(effectOptions), Runtime.httpClientLayer(options))
+      Runtime.provideHttpClient(
+        Layer.unwrapEffect(Effect.map(store, (store) => UserTokensModule.UserTokens.layer({ ...checked, store }))),
+        checked
+      ),
+      checked
     )
     const ready = this.#runtime.run(UserTokensModule.UserTokens)
     ready.catch(() => undefined) // the options were checked: a failure here is the httpClient layer's, seen per call
@@ -138,9 +146,13 @@ export class AsyncUserTokens {
   forUser(userId: string): AsyncUserTokenProvider {
     const checked = UserTokensModule.checkUserId(userId)
     const provider = Effect.map(this.#service, (service) => service.provider(checked))
-    return new AsyncUserTokenProvider(this.#runtime, {
-      getAccessToken: Effect.flatMap(provider, (p) => p.getAccessToken),
-      forceRefresh: (rejected) => Effect.flatMap(provider, (p) => p.forceRefresh(rejected))
+    return new UserProvider({
+      runtime: this.#runtime,
+      service: {
+        getAccessToken: Effect.flatMap(provider, (p) => p.getAccessToken),
+        forceRefresh: (rejected) => Effect.flatMap(provider, (p) => p.forceRefresh(rejected))
+      },
+      owned: false
     })
   }
 

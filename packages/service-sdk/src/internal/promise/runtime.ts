@@ -1,28 +1,33 @@
 /**
- * The machinery behind the Promise facade: one `ManagedRuntime` per object, Effects run to Promises that reject with
- * the SDK's own error instances (never a `FiberFailure`), and plain Promise token caches adapted to `TokenCache`.
+ * The machinery behind the Promise facade: one `ManagedRuntime` per object (with the object's logger), Effects run to
+ * Promises through the one bridge (`service-sdk/bridge`), and plain Promise token caches adapted to `TokenCache`.
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
+import { getOrThrow, runSyncOrThrow } from "../../bridge.js"
 import { ConfigurationError, TokenCacheError } from "../../ServiceError.js"
 import * as TokenCache from "../../TokenCache.js"
-import { TokenInfo } from "../../TokenInfo.js"
+import { TokenInfo, type TokenInfoJson } from "../../TokenInfo.js"
 import { describeCause, safeCause } from "../redact.js"
 import { layerUndiciOnFirstUse } from "./lazyHttpClient.js"
+import { type FacadeLogger, type LogLevelName, loggerLayer } from "./logging.js"
+import { effectCacheOf } from "./plainCaches.js"
+
+export { runSyncOrThrow }
 
 /**
- * A token cache for plain code: Promise methods. `get` resolves to `undefined` when there is no token.
+ * A token cache for plain code: Promise methods. `get` resolves to `undefined` when there is no token (it may also
+ * resolve to the JSON form `{ access_token, expires_at, ... }`); `clear` (optional) forgets the entry.
  *
  * @since 0.1.0
  */
 export interface PromiseTokenCache {
-  readonly get: () => Promise<TokenInfo | undefined>
+  readonly get: () => Promise<TokenInfo | TokenInfoJson | undefined>
   readonly set: (token: TokenInfo) => Promise<void>
+  readonly clear?: (() => Promise<void>) | undefined
 }
 
 /**
@@ -33,23 +38,31 @@ export interface PromiseTokenCache {
 export interface FacadeOptions {
   /** The `HttpClient` to use (default: `NodeHttpClient.layerUndici`, a keep-alive pool closed by `close()`). */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
+  /** The least severe level logged (default `"warning"`; `"none"` logs nothing). */
+  readonly logLevel?: LogLevelName | undefined
+  /** Where log lines go (default: `console.error`/`console.warn` for every level: stderr, never stdout). */
+  readonly logger?: FacadeLogger | undefined
 }
 
-/** The error a rejected Promise carries: the failure itself, else the defect, else an interruption error. */
-export const squash = (cause: Cause.Cause<unknown>): unknown => {
-  const failure = Cause.failureOption(cause)
-  if (Option.isSome(failure)) return Cause.originalError(failure.value)
-  const defect = Cause.dieOption(cause)
-  if (Option.isSome(defect)) return Cause.originalError(defect.value)
-  return Cause.squash(cause)
+const isObject = (u: unknown): u is object => typeof u === "object" && u !== null
+
+/** The options object of a constructor: `undefined` is none, anything but an object is a ConfigurationError. */
+export const checkOptions = <O extends object>(name: string, options: O | undefined | null, required = false): O => {
+  if (options === undefined && !required) return {} as O
+  if (!isObject(options) || Array.isArray(options)) {
+    throw new ConfigurationError({ message: `${name} takes an options object (got ${describeValue(options)})` })
+  }
+  const { httpClient } = options as FacadeOptions
+  if (httpClient !== undefined && !Layer.isLayer(httpClient)) {
+    throw new ConfigurationError({
+      message: `httpClient must be a Layer providing HttpClient (got ${describeValue(httpClient)})`
+    })
+  }
+  return options
 }
 
-/** Runs an Effect that needs nothing, throwing the SDK's error instance on failure. */
-export const runSyncOrThrow = <A, E>(effect: Effect.Effect<A, E>): A => {
-  const exit = Effect.runSyncExit(effect)
-  if (Exit.isSuccess(exit)) return exit.value
-  throw squash(exit.cause)
-}
+const describeValue = (u: unknown): string =>
+  u === null ? "null" : Array.isArray(u) ? "an array" : typeof u === "object" ? "an object" : typeof u
 
 const closedError = (name: string) => new ConfigurationError({ message: `${name} is closed` })
 
@@ -59,9 +72,10 @@ export class FacadeRuntime<R> {
   readonly #name: string
   #closed: Promise<void> | undefined
 
-  constructor(name: string, layer: Layer.Layer<R, unknown>) {
+  /** Throws ConfigurationError for a bad `logLevel`/`logger`. */
+  constructor(name: string, layer: Layer.Layer<R, unknown>, options: FacadeOptions = {}) {
     this.#name = name
-    this.#runtime = ManagedRuntime.make(layer)
+    this.#runtime = ManagedRuntime.make(Layer.provideMerge(layer, loggerLayer(options)))
   }
 
   get closed(): boolean {
@@ -71,17 +85,12 @@ export class FacadeRuntime<R> {
   /** Runs synchronously (layer construction included) and throws the SDK's error instance on failure. */
   runSync<A, E>(effect: Effect.Effect<A, E, R>): A {
     if (this.#closed !== undefined) throw closedError(this.#name)
-    const exit = this.#runtime.runSyncExit(effect)
-    if (Exit.isSuccess(exit)) return exit.value
-    throw squash(exit.cause)
+    return getOrThrow(this.#runtime.runSyncExit(effect))
   }
 
   run<A, E>(effect: Effect.Effect<A, E, R>): Promise<A> {
     if (this.#closed !== undefined) return Promise.reject(closedError(this.#name))
-    return this.#runtime.runPromiseExit(effect).then((exit) => {
-      if (Exit.isSuccess(exit)) return exit.value
-      throw squash(exit.cause)
-    })
+    return this.#runtime.runPromiseExit(effect).then(getOrThrow)
   }
 
   close(): Promise<void> {
@@ -93,8 +102,11 @@ export class FacadeRuntime<R> {
 export const httpClientLayer = (options: FacadeOptions): Layer.Layer<HttpClient.HttpClient> =>
   options.httpClient ?? layerUndiciOnFirstUse
 
-const isEffectCache = (cache: TokenCache.TokenCache | PromiseTokenCache): cache is TokenCache.TokenCache =>
-  Effect.isEffect(cache.get)
+/** `layer` on the facade object's `HttpClient`. */
+export const provideHttpClient = <A, E>(
+  layer: Layer.Layer<A, E, HttpClient.HttpClient>,
+  options: FacadeOptions
+): Layer.Layer<A, E> => Layer.provide(layer, httpClientLayer(options))
 
 const cacheFailure = (operation: string) => (cause: unknown) =>
   new TokenCacheError({
@@ -109,13 +121,39 @@ const asTokenInfo = (value: unknown): Option.Option<TokenInfo> => {
   return TokenCache.decodeJson(JSON.stringify(value))
 }
 
-/** An Effect `TokenCache` as is, or a plain Promise cache adapted to one. */
+const isFunction = (u: unknown): u is (...args: ReadonlyArray<never>) => unknown => typeof u === "function"
+
+/** Whether `cache` is a token cache (an Effect `TokenCache` or a plain Promise one); else what is wrong with it. */
+export const cacheProblem = (cache: unknown): string | undefined => {
+  if (!isObject(cache)) return `got ${describeValue(cache)}`
+  const { get, set } = cache as { get?: unknown; set?: unknown }
+  if (!(Effect.isEffect(get) || isFunction(get))) return "its get is neither an Effect nor a function"
+  if (!isFunction(set)) return "its set is not a function"
+  return undefined
+}
+
+/** An Effect `TokenCache` as is (also the one behind `fileTokenCache`), or a plain Promise cache adapted to one. */
 export const toTokenCache = (
-  cache: TokenCache.TokenCache | PromiseTokenCache | undefined
+  cache: TokenCache.TokenCache | PromiseTokenCache | undefined,
+  option = "tokenCache"
 ): TokenCache.TokenCache | undefined => {
-  if (cache === undefined || isEffectCache(cache)) return cache
-  return {
-    get: Effect.tryPromise({ try: () => cache.get(), catch: cacheFailure("get") }).pipe(Effect.map(asTokenInfo)),
-    set: (token) => Effect.tryPromise({ try: () => cache.set(token), catch: cacheFailure("set") })
+  if (cache === undefined) return undefined
+  const problem = cacheProblem(cache)
+  if (problem !== undefined) {
+    throw new ConfigurationError({
+      message: `${option} must be a TokenCache or { get(): Promise, set(token): Promise } (${problem})`
+    })
   }
+  const known = effectCacheOf(cache)
+  if (known !== undefined) return known
+  if (Effect.isEffect(cache.get)) return cache as TokenCache.TokenCache
+  const plain = cache as PromiseTokenCache
+  const clear = plain.clear
+  const adapted: TokenCache.TokenCache = {
+    get: Effect.tryPromise({ try: () => plain.get(), catch: cacheFailure("get") }).pipe(Effect.map(asTokenInfo)),
+    set: (token) => Effect.tryPromise({ try: () => plain.set(token), catch: cacheFailure("set") })
+  }
+  return isFunction(clear)
+    ? { ...adapted, clear: Effect.tryPromise({ try: () => clear.call(plain), catch: cacheFailure("clear") }) }
+    : adapted
 }

@@ -1,0 +1,57 @@
+/**
+ * Builds `@service-sdk/promise`: the `service-sdk/promise` facade (src/index.ts re-exports it with plain types)
+ * bundled with the Effect runtime it uses: one tree-shaken, minified CommonJS module with a source map
+ * (dist/index.cjs), and an ES module entry (dist/index.js) that re-exports it, so `import` and `require` share one
+ * copy (one `instanceof`, one cache, no dual-package hazard). The HTTP client is Node's built-in `fetch`
+ * (src/internal/fetchHttpClient.ts) instead of a bundled undici. The `.d.ts` comes from `tsc -b` (no Effect type);
+ * it is copied for `require` as `.d.cts`. Run after `tsc -b` (the root `build` does both).
+ */
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { build } from "esbuild"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const dist = join(root, "dist")
+// built aside and moved in, so that a test reading dist never sees half a build
+const staging = join(root, `dist.tmp-${process.pid}`)
+
+/** The facade's default HTTP client, swapped for the fetch-based one. */
+const fetchClient = {
+  name: "fetch-http-client",
+  setup(build) {
+    build.onResolve({ filter: /^@effect\/platform-node\/NodeHttpClient$/ }, () => ({
+      path: join(root, "src", "internal", "fetchHttpClient.ts")
+    }))
+  }
+}
+
+rmSync(staging, { recursive: true, force: true })
+await build({
+  absWorkingDir: root,
+  entryPoints: ["src/index.ts"],
+  outfile: join(staging, "index.cjs"),
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  minify: true,
+  treeShaking: true,
+  sourcemap: true,
+  sourcesContent: false,
+  conditions: ["source"],
+  plugins: [fetchClient],
+  legalComments: "none",
+  logLevel: "warning"
+})
+const names = Object.keys(createRequire(import.meta.url)(join(staging, "index.cjs"))).sort()
+writeFileSync(join(staging, "index.js"), `import m from "./index.cjs"\nexport const { ${names.join(", ")} } = m\n`)
+
+mkdirSync(dist, { recursive: true })
+rmSync(join(dist, "chunks"), { recursive: true, force: true })
+for (const file of ["index.js", "index.cjs", "index.cjs.map"]) renameSync(join(staging, file), join(dist, file))
+rmSync(join(dist, "index.js.map"), { force: true })
+rmSync(staging, { recursive: true, force: true })
+if (!existsSync(join(dist, "index.d.ts"))) throw new Error("dist/index.d.ts is missing: run `tsc -b` first")
+copyFileSync(join(dist, "index.d.ts"), join(dist, "index.d.cts"))

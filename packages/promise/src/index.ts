@@ -1,0 +1,643 @@
+/**
+ * `@service-sdk/promise`: the Promise API of service-sdk as one self-contained package (no dependencies, no peers).
+ * The code is `service-sdk/promise`, bundled with the Effect runtime it uses; the types below describe it in plain
+ * TypeScript (no Effect type), and `test/types.test.ts` checks that the facade fits them.
+ *
+ * @since 0.3.0
+ */
+import * as Facade from "service-sdk/promise"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Plain data
+
+/**
+ * A secret (a token, a PKCE verifier): prints and serialises as `<redacted>`. Pass it back to the SDK as is.
+ *
+ * @since 0.3.0
+ */
+export interface Secret {
+  readonly toString: () => string
+  readonly toJSON: () => unknown
+}
+
+/**
+ * A length of time: milliseconds, or text such as `"30 seconds"`, `"5 minutes"`.
+ *
+ * @since 0.3.0
+ */
+export type DurationInput =
+  | number
+  | `${number} ${"millis" | "milli" | "seconds" | "second" | "minutes" | "minute" | "hours" | "hour" | "days" | "day"}`
+
+/**
+ * A length of time as the SDK reports it (`RateLimitError.retryAfter`); {@link toMillis} reads it.
+ *
+ * @since 0.3.0
+ */
+export interface Duration {
+  readonly value:
+    | { readonly _tag: "Millis"; readonly millis: number }
+    | { readonly _tag: "Nanos"; readonly nanos: bigint }
+    | { readonly _tag: "Infinity" }
+}
+
+/**
+ * Milliseconds of a {@link Duration} (`Infinity` for an infinite one).
+ *
+ * @since 0.3.0
+ */
+export const toMillis = (duration: Duration): number =>
+  duration.value._tag === "Millis"
+    ? duration.value.millis
+    : duration.value._tag === "Nanos"
+      ? Number(duration.value.nanos) / 1e6
+      : Number.POSITIVE_INFINITY
+
+/**
+ * Tokens as the SDK keeps them. `expiresAt` is in seconds since the Unix epoch. Its JSON form ({@link TokenInfoJson},
+ * from {@link tokenInfoToJson}) is what the file and Redis caches store.
+ *
+ * @since 0.3.0
+ */
+export interface TokenInfo {
+  readonly accessToken: Secret
+  readonly expiresAt: number
+  readonly refreshToken?: Secret | undefined
+  readonly scope?: string | undefined
+  readonly clientId?: string | undefined
+  readonly authUrl?: string | undefined
+  readonly issuedAt?: number | undefined
+  readonly refreshRejected?: boolean | undefined
+}
+
+/**
+ * The JSON form of a {@link TokenInfo} (the secrets in clear: keep it where only your app can read it).
+ *
+ * @since 0.3.0
+ */
+export interface TokenInfoJson {
+  readonly access_token: string
+  readonly expires_at: number
+  readonly refresh_token?: string | undefined
+  readonly scope?: string | undefined
+  readonly client_id?: string | undefined
+  readonly auth_url?: string | undefined
+  readonly issued_at?: number | undefined
+  readonly refresh_rejected?: boolean | undefined
+}
+
+/**
+ * The JSON form of a token, to keep it in your own store.
+ *
+ * @since 0.3.0
+ */
+export const tokenInfoToJson: (token: TokenInfo) => TokenInfoJson = Facade.tokenInfoToJson as never
+
+/**
+ * A token from its JSON form; `undefined` when it is not one.
+ *
+ * @since 0.3.0
+ */
+export const tokenInfoFromJson: (json: unknown) => TokenInfo | undefined = Facade.tokenInfoFromJson as never
+
+/**
+ * A token cache: `get` resolves to the token, its JSON form, or `undefined`; `clear` (optional; `signOut` needs it)
+ * forgets it.
+ *
+ * @since 0.3.0
+ */
+export interface PromiseTokenCache {
+  readonly get: () => Promise<TokenInfo | TokenInfoJson | undefined>
+  readonly set: (token: TokenInfo) => Promise<void>
+  readonly clear?: (() => Promise<void>) | undefined
+}
+
+/**
+ * A user's token cache (see {@link AsyncUserTokens}).
+ *
+ * @since 0.3.0
+ */
+export type PromiseUserTokenCache = PromiseTokenCache
+
+/**
+ * A token cache in a file (see {@link fileTokenCache}).
+ *
+ * @since 0.3.0
+ */
+export interface FileTokenCache {
+  readonly get: () => Promise<TokenInfo | undefined>
+  readonly set: (token: TokenInfo) => Promise<void>
+  readonly clear: () => Promise<void>
+}
+
+/**
+ * One token cache per user (see {@link directoryTokenStore}).
+ *
+ * @since 0.3.0
+ */
+export type DirectoryTokenStore = (userId: string) => FileTokenCache
+
+/**
+ * A token cache in a file: atomic writes, mode 0600, an unreadable file reads as none, shared safely by the
+ * processes of one machine (a lock file and compare-and-set). Pass it as `tokenCache`.
+ *
+ * @since 0.3.0
+ */
+export const fileTokenCache: (path: string) => FileTokenCache = Facade.fileTokenCache as never
+
+/**
+ * A token store in a directory: one 0600 file per user in a 0700 directory. Pass it as `store` to {@link AsyncUserTokens}.
+ *
+ * @since 0.3.0
+ */
+export const directoryTokenStore: (path: string) => DirectoryTokenStore = Facade.directoryTokenStore as never
+
+// ---------------------------------------------------------------------------------------------------------------
+// Errors
+
+/**
+ * An OAuth error body (`{ error, error_description }`).
+ *
+ * @since 0.3.0
+ */
+export interface ErrorPayload {
+  readonly error?: string | undefined
+  readonly error_description?: string | undefined
+  readonly [key: string]: unknown
+}
+
+/**
+ * The base class of every SDK error.
+ *
+ * @since 0.3.0
+ */
+export interface ServiceError extends Error {
+  readonly _tag:
+    | "AuthenticationError"
+    | "ConfigurationError"
+    | "TransportError"
+    | "ApiError"
+    | "RateLimitError"
+    | "TokenCacheError"
+}
+/** @since 0.3.0 */
+export interface AuthenticationError extends ServiceError {
+  readonly _tag: "AuthenticationError"
+  readonly status?: number | undefined
+  readonly payload?: ErrorPayload | undefined
+}
+/** @since 0.3.0 */
+export interface ConfigurationError extends ServiceError {
+  readonly _tag: "ConfigurationError"
+}
+/** @since 0.3.0 */
+export interface TransportError extends ServiceError {
+  readonly _tag: "TransportError"
+  readonly status?: number | undefined
+}
+/** @since 0.3.0 */
+export interface ApiError extends ServiceError {
+  readonly _tag: "ApiError"
+  readonly status: number
+  readonly payload?: unknown
+}
+/** @since 0.3.0 */
+export interface RateLimitError extends ServiceError {
+  readonly _tag: "RateLimitError"
+  readonly retryAfter: Duration
+}
+/** @since 0.3.0 */
+export interface TokenCacheError extends ServiceError {
+  readonly _tag: "TokenCacheError"
+}
+
+interface ErrorClass<E, Args = { readonly message: string }> {
+  readonly prototype: E
+  new (args: Args): E
+}
+
+/**
+ * The base class of every SDK error: `error instanceof ServiceError`.
+ *
+ * @since 0.3.0
+ */
+export const ServiceError: { readonly prototype: ServiceError; new (args: never): ServiceError } =
+  Facade.ServiceError as never
+/**
+ * The token endpoint rejected the request, a callback carried an error or a wrong state, or the API still answered
+ * 401 after one forced refresh.
+ *
+ * @since 0.3.0
+ */
+export const AuthenticationError: ErrorClass<AuthenticationError> = Facade.AuthenticationError as never
+/**
+ * Missing, conflicting or invalid options.
+ *
+ * @since 0.3.0
+ */
+export const ConfigurationError: ErrorClass<ConfigurationError> = Facade.ConfigurationError as never
+/**
+ * The network failed, or the token endpoint kept failing after every retry.
+ *
+ * @since 0.3.0
+ */
+export const TransportError: ErrorClass<TransportError> = Facade.TransportError as never
+/**
+ * The data API answered with a non-2xx status other than 401 and 429.
+ *
+ * @since 0.3.0
+ */
+export const ApiError: ErrorClass<
+  ApiError,
+  { readonly message: string; readonly status: number; readonly payload?: unknown }
+> = Facade.ApiError as never
+/**
+ * The data API answered 429 and the retries ran out (or `Retry-After` was too long).
+ *
+ * @since 0.3.0
+ */
+export const RateLimitError: { readonly prototype: RateLimitError; new (args: never): RateLimitError } =
+  Facade.RateLimitError as never
+/**
+ * A token cache (file system, Redis, yours) failed.
+ *
+ * @since 0.3.0
+ */
+export const TokenCacheError: ErrorClass<TokenCacheError> = Facade.TokenCacheError as never
+
+// ---------------------------------------------------------------------------------------------------------------
+// Options
+
+/**
+ * Logging options every class takes: the least severe level logged (default `"warning"`) and where lines go
+ * (default: `console.error`/`console.warn`, stderr; the SDK never writes to stdout).
+ *
+ * @since 0.3.0
+ */
+export interface LogOptions {
+  readonly logLevel?: "none" | "error" | "warning" | "info" | "debug" | undefined
+  readonly logger?: Logger | undefined
+}
+
+/**
+ * Where log lines go.
+ *
+ * @since 0.3.0
+ */
+export interface Logger {
+  readonly error: (line: string) => void
+  readonly warn: (line: string) => void
+  readonly info: (line: string) => void
+  readonly debug: (line: string) => void
+}
+
+/**
+ * The options of the providers (client id and secret fall back to `SERVICE_SDK_CLIENT_ID`/`SERVICE_SDK_CLIENT_SECRET`).
+ *
+ * @since 0.3.0
+ */
+export interface ClientCredentialsOptions extends LogOptions {
+  readonly clientId?: string | undefined
+  readonly clientSecret?: string | undefined
+  readonly scope?: string | ReadonlyArray<string> | undefined
+  readonly authUrl?: string | undefined
+  readonly tokenCache?: PromiseTokenCache | FileTokenCache | undefined
+  /** Per token request (default 30 s). */
+  readonly timeout?: DurationInput | undefined
+  /** Retries of a token request (default 3). */
+  readonly maxRetries?: number | undefined
+  /** A token this close to its expiry is renewed (default 30 s). */
+  readonly skew?: DurationInput | undefined
+  /** Within this long of going stale, the first caller starts a background renewal (default off). */
+  readonly refreshAhead?: DurationInput | undefined
+}
+
+/** @since 0.3.0 */
+export interface AuthorizationCodeOptions extends ClientCredentialsOptions {
+  readonly redirectUri?: string | undefined
+  readonly refreshToken?: string | undefined
+  /** An app that keeps no secret (signs in with PKCE only). */
+  readonly publicClient?: boolean | undefined
+}
+
+/** @since 0.3.0 */
+export interface AuthorizationUrlOptions {
+  readonly state?: string | undefined
+  readonly scope?: string | ReadonlyArray<string> | undefined
+  readonly showDialog?: boolean | undefined
+  readonly codeChallenge?: string | undefined
+}
+
+/** @since 0.3.0 */
+export interface BeginAuthorizationOptions {
+  readonly scope?: string | ReadonlyArray<string> | undefined
+  readonly showDialog?: boolean | undefined
+  readonly state?: string | undefined
+}
+
+/**
+ * A sign-in in progress: send the user to `url`; keep `state` and `codeVerifier` server-side until the callback.
+ *
+ * @since 0.3.0
+ */
+export interface PendingAuthorization {
+  readonly url: string
+  readonly state: string
+  readonly codeVerifier: Secret
+}
+
+/** @since 0.3.0 */
+export interface AuthorizeLocalOptions {
+  readonly state?: string | undefined
+  readonly scope?: string | ReadonlyArray<string> | undefined
+  readonly showDialog?: boolean | undefined
+  /** How long to wait for the callback (default 300 s). */
+  readonly timeout?: DurationInput | undefined
+  /** Open the system browser (default true). */
+  readonly openBrowser?: boolean | undefined
+  readonly onAuthorizationUrl?: ((url: string) => void | PromiseLike<void>) | undefined
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Providers
+
+/**
+ * What every provider has.
+ *
+ * @since 0.3.0
+ */
+export interface AsyncTokenProvider {
+  /** A valid access token (a cached one without a request; one request however many callers wait). */
+  getAccessToken(): Promise<string>
+  /** After the API rejected `rejected` with 401: a fresh token. */
+  forceRefresh(rejected: string): Promise<string>
+  close(): Promise<void>
+  [Symbol.asyncDispose](): Promise<void>
+}
+
+/** @since 0.3.0 */
+export const AsyncTokenProvider: { readonly prototype: AsyncTokenProvider; new (source: never): AsyncTokenProvider } =
+  Facade.AsyncTokenProvider as never
+
+/**
+ * App-only tokens (client credentials), cached and renewed.
+ *
+ * @since 0.3.0
+ */
+export interface AsyncClientCredentials extends AsyncTokenProvider {}
+
+/** @since 0.3.0 */
+export const AsyncClientCredentials: {
+  readonly prototype: AsyncClientCredentials
+  new (options?: ClientCredentialsOptions): AsyncClientCredentials
+} = Facade.AsyncClientCredentials as never
+
+/**
+ * User tokens (authorization code with refresh token, PKCE).
+ *
+ * @since 0.3.0
+ */
+export interface AsyncAuthorizationCode extends AsyncTokenProvider {
+  getAuthorizationUrl(options?: AuthorizationUrlOptions): string
+  exchangeCode(code: string, options?: { readonly codeVerifier?: string | Secret | undefined }): Promise<TokenInfo>
+  readonly publicClient: boolean
+  beginAuthorization(options?: BeginAuthorizationOptions): Promise<PendingAuthorization>
+  completeAuthorization(
+    callbackUrl: string,
+    pending: { readonly state: string; readonly codeVerifier: string | Secret }
+  ): Promise<TokenInfo>
+  authorizeLocal(options?: AuthorizeLocalOptions): Promise<TokenInfo>
+}
+
+/** @since 0.3.0 */
+export const AsyncAuthorizationCode: {
+  readonly prototype: AsyncAuthorizationCode
+  new (options?: AuthorizationCodeOptions): AsyncAuthorizationCode
+  /** The code of a redirect URL; throws AuthenticationError (state checked first). */
+  parseResponseUrl(url: string, options?: { readonly expectedState?: string | undefined }): string
+} = Facade.AsyncAuthorizationCode as never
+
+/**
+ * Runs the sign-in on a loopback server (`provider.authorizeLocal(options)`).
+ *
+ * @since 0.3.0
+ */
+export const asyncAuthorizeLocal: (
+  provider: AsyncAuthorizationCode,
+  options?: AuthorizeLocalOptions
+) => Promise<TokenInfo> = Facade.asyncAuthorizeLocal as never
+
+/**
+ * One user's tokens, as an `authProvider` (from {@link AsyncUserTokens.forUser}).
+ *
+ * @since 0.3.0
+ */
+export interface AsyncUserTokenProvider extends AsyncTokenProvider {}
+
+/** @since 0.3.0 */
+export const AsyncUserTokenProvider: {
+  readonly prototype: AsyncUserTokenProvider
+  new (source: never): AsyncUserTokenProvider
+} = Facade.AsyncUserTokenProvider as never
+
+/** @since 0.3.0 */
+export interface AsyncUserTokensOptions extends Omit<AuthorizationCodeOptions, "tokenCache" | "refreshToken"> {
+  readonly store: (userId: string) => PromiseTokenCache | FileTokenCache
+  /** A user's in-memory state is dropped after this long without use (default 5 minutes). */
+  readonly idleTimeToLive?: DurationInput | undefined
+}
+
+/**
+ * Many users' tokens (a web app).
+ *
+ * @since 0.3.0
+ */
+export interface AsyncUserTokens {
+  forUser(userId: string): AsyncUserTokenProvider
+  getAccessToken(userId: string): Promise<string>
+  signIn(userId: string, token: TokenInfo): Promise<void>
+  signOut(userId: string): Promise<void>
+  close(): Promise<void>
+  [Symbol.asyncDispose](): Promise<void>
+}
+
+/** @since 0.3.0 */
+export const AsyncUserTokens: {
+  readonly prototype: AsyncUserTokens
+  new (options: AsyncUserTokensOptions): AsyncUserTokens
+} = Facade.AsyncUserTokens as never
+
+// ---------------------------------------------------------------------------------------------------------------
+// The data API client
+
+/** @since 0.3.0 */
+export interface ArtistRef {
+  readonly id: string
+  readonly name: string
+  readonly uri?: string | undefined
+}
+/** @since 0.3.0 */
+export interface AlbumRef {
+  readonly id: string
+  readonly name: string
+  readonly release_date?: string | undefined
+  readonly uri?: string | undefined
+}
+/** @since 0.3.0 */
+export interface AlbumTrack {
+  readonly id: string
+  readonly name: string
+  readonly duration_ms: number
+  readonly track_number?: number | undefined
+  readonly artists?: ReadonlyArray<ArtistRef> | undefined
+  readonly uri?: string | undefined
+}
+/** @since 0.3.0 */
+export interface Album {
+  readonly id: string
+  readonly name: string
+  readonly artists: ReadonlyArray<ArtistRef>
+  readonly tracks: { readonly items: ReadonlyArray<AlbumTrack>; readonly total?: number | undefined }
+  readonly release_date?: string | undefined
+  readonly uri?: string | undefined
+}
+/** @since 0.3.0 */
+export interface User {
+  readonly id: string
+  readonly display_name: string | null
+  readonly email?: string | undefined
+  readonly country?: string | undefined
+  readonly product?: string | undefined
+}
+/** @since 0.3.0 */
+export interface Track {
+  readonly id: string
+  readonly name: string
+  readonly artists: ReadonlyArray<ArtistRef>
+  readonly duration_ms: number
+  readonly album?: AlbumRef | undefined
+  readonly track_number?: number | undefined
+  readonly uri?: string | undefined
+}
+/** @since 0.3.0 */
+export interface SavedTrack {
+  readonly added_at: string
+  readonly track: Track
+}
+/** @since 0.3.0 */
+export interface Paging<A> {
+  readonly items: ReadonlyArray<A>
+  readonly total: number
+  readonly limit: number
+  readonly offset: number
+  readonly next: string | null
+}
+/** @since 0.3.0 */
+export interface Artist {
+  readonly id: string
+  readonly name: string
+  readonly genres?: ReadonlyArray<string> | undefined
+  readonly followers?: { readonly total: number } | undefined
+  readonly popularity?: number | undefined
+  readonly uri?: string | undefined
+}
+/** @since 0.3.0 */
+export interface FollowedArtists {
+  readonly artists: {
+    readonly items: ReadonlyArray<Artist>
+    readonly cursors: { readonly after?: string | undefined; readonly before?: string | undefined }
+    readonly total: number
+    readonly limit?: number | undefined
+    readonly next: string | null
+  }
+}
+/** @since 0.3.0 */
+export interface Device {
+  readonly id?: string | undefined
+  readonly name: string
+  readonly type?: string | undefined
+  readonly is_active?: boolean | undefined
+  readonly volume_percent?: number | undefined
+}
+/** @since 0.3.0 */
+export interface PlaybackItem {
+  readonly id: string
+  readonly name: string
+  readonly duration_ms?: number | undefined
+  readonly artists?: ReadonlyArray<ArtistRef> | undefined
+  readonly album?: AlbumRef | undefined
+  readonly uri?: string | undefined
+}
+/** @since 0.3.0 */
+export interface PlaybackState {
+  readonly is_playing: boolean
+  readonly progress_ms?: number | undefined
+  readonly item?: PlaybackItem | undefined
+  readonly device?: Device | undefined
+  readonly shuffle_state?: boolean | undefined
+  readonly repeat_state?: string | undefined
+  readonly timestamp?: number | undefined
+}
+/** @since 0.3.0 */
+export interface PlaylistSnapshot {
+  readonly snapshot_id: string
+}
+
+/**
+ * Exactly one token source: `accessToken`, `authProvider`, or `clientId`/`clientSecret` (either may come from the
+ * environment); the provider options apply to the provider the client creates.
+ *
+ * @since 0.3.0
+ */
+export interface AsyncServiceClientOptions extends ClientCredentialsOptions {
+  readonly accessToken?: string | undefined
+  readonly authProvider?: AsyncTokenProvider | undefined
+  /** Default `SERVICE_SDK_API_URL`, then `https://api.service.example/v1`. */
+  readonly apiUrl?: string | undefined
+  /** The longest `Retry-After` worth waiting for (default 60 s). */
+  readonly maxRetryAfter?: DurationInput | undefined
+}
+
+/** @since 0.3.0 */
+export type Query = Readonly<
+  Record<string, string | number | boolean | ReadonlyArray<string | number | boolean> | null | undefined>
+>
+
+/**
+ * The data API client: the bearer token on every request, safe retries, `Retry-After`, one forced refresh on 401.
+ *
+ * @since 0.3.0
+ */
+export interface AsyncServiceClient {
+  request<A = unknown>(
+    method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH" | "HEAD" | "OPTIONS",
+    path: string,
+    options?: { readonly query?: Query | undefined; readonly body?: unknown }
+  ): Promise<A>
+  readonly users: { readonly me: () => Promise<User> }
+  readonly albums: { readonly get: (id: string) => Promise<Album> }
+  readonly library: {
+    readonly savedTracks: (options?: {
+      readonly limit?: number | undefined
+      readonly offset?: number | undefined
+    }) => Promise<Paging<SavedTrack>>
+    readonly saveTracks: (ids: ReadonlyArray<string>) => Promise<void>
+  }
+  readonly follows: {
+    readonly followedArtists: (options?: {
+      readonly limit?: number | undefined
+      readonly after?: string | undefined
+    }) => Promise<FollowedArtists>
+  }
+  readonly player: { readonly playbackState: () => Promise<PlaybackState | undefined> }
+  readonly playlists: { readonly addItems: (id: string, uris: ReadonlyArray<string>) => Promise<PlaylistSnapshot> }
+  close(): Promise<void>
+  [Symbol.asyncDispose](): Promise<void>
+}
+
+/** @since 0.3.0 */
+export const AsyncServiceClient: {
+  readonly prototype: AsyncServiceClient
+  new (options?: AsyncServiceClientOptions): AsyncServiceClient
+  fromClientCredentials(options?: Omit<AsyncServiceClientOptions, "accessToken" | "authProvider">): AsyncServiceClient
+} = Facade.AsyncServiceClient as never
