@@ -11,6 +11,19 @@ import { AUTH_URL, numberedTokens } from "./fixtures.js"
 const scopeText = fc.string({ unit: fc.constantFrom("a", "b", "-", " ", ",", "\t", "\n", "\u00a0", "\u2003", "é") })
 const anyText = fc.string({ unit: "binary" })
 const nonEmptyText = fc.string({ unit: "binary", minLength: 1 })
+/** RFC 6750 §2.1: a bearer token is visible ASCII (b64token and the JWT alphabet are inside it). */
+const visibleAscii = fc.string({
+  unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)),
+  minLength: 1
+})
+/** Visible ASCII with at least one character that is not (a control, a space, DEL, non-ASCII). */
+const notAToken = fc
+  .tuple(
+    anyText,
+    fc.string({ unit: "binary", minLength: 1 }).filter((text) => /[^\x21-\x7e]/.test(text)),
+    anyText
+  )
+  .map(([before, bad, after]) => before + bad + after)
 const scopeToken = fc.string({ unit: "binary", minLength: 1, maxLength: 12 }).filter((s) => !/[\s,]/.test(s))
 
 describe("properties", () => {
@@ -101,10 +114,10 @@ describe("properties", () => {
     it.effect.prop(
       "accepts any valid response",
       {
-        access_token: nonEmptyText,
+        access_token: visibleAscii,
         expires_in: fc.oneof(fc.nat(), fc.double({ min: 0, max: 1e12, noNaN: true })),
         token_type: fc.constantFrom("Bearer", "bearer", "BEARER", null, undefined),
-        refresh_token: fc.option(anyText, { nil: undefined }),
+        refresh_token: fc.option(fc.oneof(visibleAscii, fc.constant("")), { nil: undefined }),
         scope: fc.option(anyText, { nil: undefined })
       },
       (body) =>
@@ -118,6 +131,25 @@ describe("properties", () => {
           expect(token.expiresAt).toBe(body.expires_in)
           expect(token.refreshToken && Redacted.value(token.refreshToken)).toBe(body.refresh_token || undefined)
           expect(token.scope).toBe(body.scope)
+        })
+    )
+
+    it.effect.prop(
+      "rejects, without a retry or an echo, any access or refresh token that is not visible ASCII",
+      { bad: notAToken, good: visibleAscii, which: fc.constantFrom("access_token", "refresh_token") },
+      ({ bad, good, which }) =>
+        Effect.gen(function* () {
+          const body =
+            which === "access_token"
+              ? { access_token: bad, token_type: "Bearer", expires_in: 3600, refresh_token: good }
+              : { access_token: good, token_type: "Bearer", expires_in: 3600, refresh_token: bad }
+          const { requests, result } = yield* exchange(MockHttpClient.json(body))
+          expect(requests).toBe(1)
+          expect(Either.isLeft(result)).toBe(true)
+          if (Either.isRight(result)) return
+          expect(result.left).toBeInstanceOf(AuthenticationError)
+          expect(result.left.message).toContain(`${which} is not visible ASCII`)
+          if (bad.length >= 8) expect(result.left.message).not.toContain(bad)
         })
     )
 

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ConfigurationError } from "../ServiceError.js"
+import type { Options as OAuthClientOptions } from "../OAuthClient.js"
 import { maskUrlCredentials } from "./redact.js"
 
 export const DEFAULT_AUTH_URL = "https://accounts.service.example"
@@ -258,18 +259,6 @@ export const resolveRedirectUri = (value: string | undefined): Effect.Effect<str
       : Effect.succeed(redirectUri)
   })
 
-/** What the token endpoint and the authorization URL need, from options, the environment and defaults. */
-export interface ProtocolOptions {
-  readonly clientId?: string | undefined
-  readonly clientSecret?: string | Redacted.Redacted<string> | undefined
-  readonly publicClient?: boolean | undefined
-  readonly authUrl?: string | undefined
-  readonly redirectUri?: string | undefined
-  readonly scope?: string | ReadonlyArray<string> | undefined
-  readonly timeout?: Duration.DurationInput | undefined
-  readonly maxRetries?: number | undefined
-}
-
 export interface ResolvedProtocol {
   readonly clientId: string
   /** None for a public client. */
@@ -282,7 +271,7 @@ export interface ResolvedProtocol {
 }
 
 /** Every protocol option checked and resolved (explicit, then environment, then defaults): a ConfigurationError names the first bad one. */
-export const resolveProtocol = (options: ProtocolOptions): Effect.Effect<ResolvedProtocol, ConfigurationError> =>
+export const resolveProtocol = (options: OAuthClientOptions): Effect.Effect<ResolvedProtocol, ConfigurationError> =>
   Effect.gen(function* () {
     yield* checkProviderOptions(options)
     const { clientId, clientSecret } = yield* resolveCredentials(options)

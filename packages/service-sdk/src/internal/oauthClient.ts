@@ -7,57 +7,23 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
 import * as Pkce from "../Pkce.js"
-import { AuthenticationError, ConfigurationError, type TransportError } from "../ServiceError.js"
+import { AuthenticationError, ConfigurationError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
 import { ENV, normalizeScope, secretValue } from "./config.js"
 import { generateState } from "./local/state.js"
+import type {
+  AuthorizationUrlOptions,
+  BeginAuthorizationOptions,
+  PendingAuthorization,
+  Service
+} from "../OAuthClient.js"
 import { cleanUntrustedText } from "./redact.js"
 import type * as TokenEndpoint from "./tokenEndpoint.js"
 
-export interface AuthorizationUrlOptions {
-  readonly state?: string | undefined
-  readonly scope?: string | ReadonlyArray<string> | undefined
-  readonly showDialog?: boolean | undefined
-  readonly codeChallenge?: string | undefined
-  readonly loginHint?: string | undefined
-}
-
-export interface BeginOptions {
-  readonly scope?: string | ReadonlyArray<string> | undefined
-  readonly showDialog?: boolean | undefined
-  readonly state?: string | undefined
-  readonly loginHint?: string | undefined
-}
-
-export interface Pending {
-  readonly url: string
-  readonly state: string
-  readonly codeVerifier: Redacted.Redacted<string>
-}
-
+/** The pending sign-in as `completeAuthorization` takes it back. */
 export interface PendingInput {
   readonly state: string
   readonly codeVerifier: string | Redacted.Redacted<string>
-}
-
-export interface Protocol {
-  readonly authorizationUrl: (options?: AuthorizationUrlOptions) => string
-  readonly beginAuthorization: (options?: BeginOptions) => Effect.Effect<Pending>
-  readonly completeAuthorization: (
-    callbackUrl: string,
-    pending: PendingInput
-  ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError>
-  readonly exchangeCode: (
-    code: string,
-    options?: { readonly codeVerifier?: string | Redacted.Redacted<string> | undefined }
-  ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError>
-  readonly refresh: (
-    refreshToken: string | Redacted.Redacted<string>,
-    options?: { readonly scope?: string | ReadonlyArray<string> | undefined }
-  ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
-  readonly clientCredentials: (options?: {
-    readonly scope?: string | ReadonlyArray<string> | undefined
-  }) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
 }
 
 const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
@@ -160,7 +126,7 @@ export interface ProtocolConfig {
 }
 
 /** The protocol steps of one client over `endpoint`. */
-export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoint): Protocol => {
+export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoint): Service => {
   const { publicClient } = config
   const completed = completedSignIns()
 
@@ -181,7 +147,7 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
   }
 
   // RFC 9700 §2.1.1: PKCE for every client kind
-  const beginAuthorization = (options: BeginOptions = {}) =>
+  const beginAuthorization = (options: BeginAuthorizationOptions = {}) =>
     Effect.gen(function* () {
       const state = options.state !== undefined && options.state !== "" ? options.state : yield* generateState
       const pkce = yield* Pkce.make
@@ -192,7 +158,7 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
         loginHint: options.loginHint,
         codeChallenge: pkce.challenge
       })
-      return { url, state, codeVerifier: pkce.verifier } satisfies Pending
+      return { url, state, codeVerifier: pkce.verifier } satisfies PendingAuthorization
     })
 
   // RFC 6749 §4.1.3

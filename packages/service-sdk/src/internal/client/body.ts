@@ -2,8 +2,6 @@
  * Reading the data API's bodies: JSON parsing that does not throw, the API's error text, and error bodies read
  * without ever failing (a broken error body must not hide the status).
  */
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 
 export const parseJson = (text: string): Option.Option<unknown> => {
@@ -39,9 +37,10 @@ export const apiErrorMessage = (payload: unknown): string | undefined => {
   return text === undefined ? undefined : clip(text.trim())
 }
 
-/** The decoded JSON body of an error response, or undefined when it is empty, not JSON or unreadable. */
-export const errorPayload = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<unknown> =>
-  response.text.pipe(
-    Effect.map((text) => Option.getOrUndefined(parseJson(text))),
-    Effect.orElseSucceed(() => undefined)
-  )
+const utf8 = new TextDecoder()
+
+/** A body as text (UTF-8, a leading BOM dropped, as `Response.text()` reads it). */
+export const bodyText = (body: ArrayBuffer): string => utf8.decode(body)
+
+/** The decoded JSON body of an error response, or undefined when it is empty or not JSON. */
+export const errorPayload = (body: ArrayBuffer): unknown => Option.getOrUndefined(parseJson(bodyText(body)))

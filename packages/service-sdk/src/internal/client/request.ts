@@ -2,20 +2,18 @@
  * `ServiceClient.request`: builds a JSON request under the API's base URL, sends it through the request policy, and
  * turns the answer into a value (JSON, decoded through a Schema when one is given) or an ApiError.
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import type * as HttpMethod from "@effect/platform/HttpMethod"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
+import * as Redacted from "effect/Redacted"
 import type * as Schema from "effect/Schema"
-import { ApiError, TransportError } from "../../ServiceError.js"
-import { bearerOf, describeCause, maskJson, safeCause } from "../redact.js"
-import { bearerSentWith } from "./response.js"
-import { apiErrorMessage, parseJson } from "./body.js"
+import { ApiError } from "../../ServiceError.js"
+import { bearerOf, maskJson } from "../redact.js"
+import { apiErrorMessage, bodyText, parseJson } from "./body.js"
 import { decoder } from "./decode.js"
-import type { PolicyError } from "./requestPolicy.js"
+import type { Answer, Policy, PolicyError } from "./requestPolicy.js"
 
 /** Query parameters; `undefined` and `null` are left out, arrays repeat the key. */
 export type Query = Readonly<
@@ -65,27 +63,20 @@ const queryParams = (query: Query): Array<[string, string]> =>
           : [[key, String(value)]]
   )
 
-export const make = (http: HttpClient.HttpClient.With<PolicyError>): Request => {
+export const make = (send: Policy["send"]): Request => {
   const interpret = <A>(
-    response: HttpClientResponse.HttpClientResponse,
+    answer: Answer,
+    request: HttpClientRequest.HttpClientRequest,
     label: string,
     schema: Schema.Schema<A, any> | undefined
-  ): Effect.Effect<A, ApiError | TransportError> =>
+  ): Effect.Effect<A, ApiError> =>
     Effect.gen(function* () {
-      const status = response.status
-      // read within its attempt already (requestPolicy.ts): no timer of its own here
-      const text = yield* Effect.catchTag(response.text, "ResponseError", (cause) =>
-        Effect.fail(
-          new TransportError({
-            message: `the API's answer to ${label} could not be read: ${describeCause(cause)}`,
-            status,
-            cause: safeCause(cause)
-          })
-        )
-      )
+      const status = answer.status
+      // read within its attempt already (requestPolicy.ts)
+      const text = bodyText(answer.body)
       if (status < 200 || status >= 300) {
         // The API may echo the request: its bearer token never reaches the error.
-        const secrets = [bearerSentWith(response), bearerOf(response.request.headers)]
+        const secrets = [Redacted.value(answer.token), bearerOf(request.headers)]
         const payload = maskJson(Option.getOrUndefined(parseJson(text)), secrets)
         const detail = apiErrorMessage(payload)
         return yield* new ApiError({
@@ -124,9 +115,8 @@ export const make = (http: HttpClient.HttpClient.With<PolicyError>): Request => 
       let request = HttpClientRequest.make(method)(path).pipe(HttpClientRequest.acceptJson)
       if (options.query !== undefined) request = HttpClientRequest.setUrlParams(request, queryParams(options.query))
       if (options.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, options.body)
-      return http.execute(request)
+      return Effect.flatMap(send(request), (answer) => interpret(answer, request, label, options.schema))
     }).pipe(
-      Effect.flatMap((response) => interpret(response, label, options.schema)),
       // no stack capture: it costs as much as decoding an album
       Effect.withSpan("ServiceClient.request", {
         attributes: { "http.request.method": method, "url.path": path },

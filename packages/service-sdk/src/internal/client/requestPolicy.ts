@@ -17,7 +17,6 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -78,9 +77,9 @@ const neverSent = (error: HttpClientError.HttpClientError): boolean => {
   return false
 }
 
-/** A 5xx worth another attempt; when the retries run out, its (buffered) response is the answer. */
+/** A 5xx worth another attempt; when the retries run out, it is the answer. */
 class ServerError {
-  constructor(readonly response: HttpClientResponse.HttpClientResponse) {}
+  constructor(readonly answer: Answer) {}
 }
 
 /** A path or URL under `apiUrl`. URLs already under it are kept (paging's `next`); anything else is appended. */
@@ -94,20 +93,26 @@ type RetryableFailure = RateLimitError | TransportError | ServerError
 /** What an attempt fails with: a final error, or one worth another attempt. */
 type Attempted = RateLimitError | TransportError | Retryable<RetryableFailure>
 
-/** A response and the token it was sent with (none for a 5xx that ran out of retries). */
-interface Answer {
-  readonly response: HttpClientResponse.HttpClientResponse
-  readonly used: Redacted.Redacted<string> | undefined
+/** An answer of the API, read in full within its attempt, and the bearer token it was obtained with. */
+export interface Answer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: ArrayBuffer
+  readonly token: Redacted.Redacted<string>
+}
+
+/** The policy: `send` for the SDK's own requests (no response object built), `http` for everyone else. */
+export interface Policy {
+  /** Sends a request (path or URL under `apiUrl`) through the policy; the answer is read in full. */
+  readonly send: (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<Answer, PolicyError>
+  /** The same, as an `HttpClient` whose responses hold the request without the token (`response.ts`). */
+  readonly http: HttpClient.HttpClient.With<PolicyError>
 }
 
 const describe = (request: HttpClientRequest.HttpClientRequest) => `${request.method} ${request.url}`
 
 /** An authenticated `HttpClient` under `config.apiUrl`, applying the policy above to every request. */
-export const make = (
-  config: PolicyConfig,
-  tokens: TokenSource,
-  httpClient: HttpClient.HttpClient
-): HttpClient.HttpClient.With<PolicyError> => {
+export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: HttpClient.HttpClient): Policy => {
   const { maxRetryAfter, timeout } = config
 
   const transportFailure = (request: HttpClientRequest.HttpClientRequest, cause: HttpClientError.HttpClientError) => {
@@ -132,11 +137,8 @@ export const make = (
     return isIdempotent(request.method) ? new Retryable(error) : error
   }
 
-  /** Decides on one (buffered) answer: the response itself, or a (retryable) failure. */
-  const classify = (
-    request: HttpClientRequest.HttpClientRequest,
-    response: HttpClientResponse.HttpClientResponse
-  ): Effect.Effect<HttpClientResponse.HttpClientResponse, Attempted> =>
+  /** Decides on a 429 or 5xx answer: the answer itself, or a (retryable) failure. */
+  const classify = (request: HttpClientRequest.HttpClientRequest, response: Answer): Effect.Effect<Answer, Attempted> =>
     Effect.gen(function* () {
       const status = response.status
       if (status === 429) {
@@ -169,13 +171,12 @@ export const make = (
 
   /**
    * One attempt with `token`: the request, then its whole body, within `timeout` (past it the attempt is interrupted,
-   * which aborts the request and frees its connection). The answer is handed out on `request`, the request without
-   * the token (`response.ts`).
+   * which aborts the request and frees its connection).
    */
   const attempt = (
     request: HttpClientRequest.HttpClientRequest,
     token: Redacted.Redacted<string>
-  ): Effect.Effect<HttpClientResponse.HttpClientResponse, Attempted> =>
+  ): Effect.Effect<Answer, Attempted> =>
     Effect.suspend(() => {
       let answered = false
       return httpClient.execute(HttpClientRequest.bearerToken(request, token)).pipe(
@@ -192,14 +193,14 @@ export const make = (
               new TransportError({ message: `the API answered ${describe(request)} with status ${status}`, status })
             )
           }
-          const answer = bufferedResponse(request, status, response.headers, body, Redacted.value(token))
+          const answer: Answer = { status, headers: response.headers, body, token }
           // most answers need no decision: only 429 and 5xx are looked at
           return status === 429 || status >= 500 ? classify(request, answer) : Effect.succeed(answer)
         }),
         Effect.tapError((failure) =>
           failure instanceof Retryable
             ? Effect.logDebug(
-                `${describe(request)}: ${failure.error instanceof ServerError ? `answered ${failure.error.response.status}` : failure.error.message}; may retry`
+                `${describe(request)}: ${failure.error instanceof ServerError ? `answered ${failure.error.answer.status}` : failure.error.message}; may retry`
               )
             : Effect.void
         )
@@ -215,7 +216,7 @@ export const make = (
     request: HttpClientRequest.HttpClientRequest,
     token: Effect.Effect<Redacted.Redacted<string>, TokenFailure>
   ) => {
-    const once = Effect.flatMap(token, (used) => Effect.map(attempt(request, used), (response) => ({ response, used })))
+    const once = Effect.flatMap(token, (used) => attempt(request, used))
     return once.pipe(
       Effect.catchIf(
         (failure): failure is Retryable<RetryableFailure> => failure instanceof Retryable,
@@ -234,7 +235,7 @@ export const make = (
       ),
       Effect.catchIf(
         (failure): failure is ServerError => failure instanceof ServerError,
-        (failure) => Effect.succeed({ response: failure.response, used: undefined })
+        (failure) => Effect.succeed(failure.answer)
       )
     )
   }
@@ -264,32 +265,37 @@ export const make = (
     })
   }
 
-  /** A 401 answered with `first.used`: one forced refresh and one more round. */
-  const unauthorized = (
-    request: HttpClientRequest.HttpClientRequest,
-    first: Answer & { readonly used: Redacted.Redacted<string> }
-  ) =>
+  /** A 401 answered to `first.token`: one forced refresh and one more round. */
+  const unauthorized = (request: HttpClientRequest.HttpClientRequest, first: Answer, forceRefresh: ForceRefresh) =>
     Effect.gen(function* () {
-      const payload = yield* errorPayload(first.response)
-      if (tokens.forceRefresh === undefined) return yield* rejected(request, payload, false, [first.used])
       yield* Effect.logDebug(`${describe(request)}: answered 401, forcing one token refresh`)
-      const fresh = yield* tokens.forceRefresh(first.used)
+      const fresh = yield* forceRefresh(first.token)
       const second = yield* round(request, Effect.succeed(fresh))
-      if (second.response.status !== 401) return second.response
-      const used = second.used === undefined ? [first.used, fresh] : [first.used, fresh, second.used]
-      return yield* rejected(request, yield* errorPayload(second.response), true, used)
+      if (second.status !== 401) return second
+      const used = [first.token, fresh, second.token]
+      return yield* rejected(request, errorPayload(second.body), true, used)
     })
 
   // no generator on the way of an ordinary answer
-  const execute = (request: HttpClientRequest.HttpClientRequest) =>
-    Effect.flatMap(round(request, tokens.getAccessToken), (first) =>
-      first.response.status !== 401 || first.used === undefined
-        ? Effect.succeed(first.response)
-        : unauthorized(request, { response: first.response, used: first.used })
-    )
+  const execute = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<Answer, PolicyError> =>
+    Effect.flatMap(round(request, tokens.getAccessToken), (first) => {
+      if (first.status !== 401) return Effect.succeed(first)
+      return tokens.forceRefresh === undefined
+        ? Effect.fail(rejected(request, errorPayload(first.body), false, [first.token]))
+        : unauthorized(request, first, tokens.forceRefresh)
+    })
 
-  return HttpClient.makeWith(
-    (request: Effect.Effect<HttpClientRequest.HttpClientRequest>) => Effect.flatMap(request, execute),
+  const send = (request: HttpClientRequest.HttpClientRequest) =>
+    execute(HttpClientRequest.setUrl(request, resolveUrl(config.apiUrl, request.url)))
+
+  const http = HttpClient.makeWith(
+    (request: Effect.Effect<HttpClientRequest.HttpClientRequest>) =>
+      Effect.flatMap(request, (req) =>
+        Effect.map(execute(req), (answer) => bufferedResponse(req, answer.status, answer.headers, answer.body))
+      ),
     (request) => Effect.succeed(HttpClientRequest.setUrl(request, resolveUrl(config.apiUrl, request.url)))
   )
+  return { send, http }
 }
+
+type ForceRefresh = NonNullable<TokenSource["forceRefresh"]>

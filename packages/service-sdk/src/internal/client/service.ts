@@ -31,8 +31,8 @@ const build = (
   tokens: RequestPolicy.TokenSource,
   httpClient: HttpClient.HttpClient
 ): ServiceClientService => {
-  const http = RequestPolicy.make(config, tokens, httpClient)
-  const request = Request.make(http)
+  const { http, send } = RequestPolicy.make(config, tokens, httpClient)
+  const request = Request.make(send)
   return {
     http,
     request,
