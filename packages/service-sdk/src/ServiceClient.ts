@@ -233,34 +233,35 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
   }
 
   /**
-   * A layer of {@link ServiceClient.make}. An invalid option (or `SERVICE_SDK_API_URL`) fails the layer with
-   * ConfigurationError, as every constructor of the SDK does.
+   * A layer of {@link ServiceClient.make}. Its error channel is `never`, as the SDK's contract declares it: an
+   * invalid option (or `SERVICE_SDK_API_URL`) is a defect carrying the ConfigurationError (use
+   * {@link ServiceClient.make} to handle it as a failure).
    *
    * @since 0.1.0
    */
   static layer(
     options: ServiceClientOptions = {}
-  ): Layer.Layer<ServiceClient, ConfigurationError, TokenProvider | HttpClient.HttpClient> {
-    return Layer.effect(ServiceClient, ServiceClient.make(options))
+  ): Layer.Layer<ServiceClient, never, TokenProvider | HttpClient.HttpClient> {
+    return Layer.effect(ServiceClient, ServiceClient.make(options)).pipe(Layer.orDie)
   }
 
   /**
-   * A client on one fixed access token: no provider, and a 401 is final (AuthenticationError). Fails with
-   * ConfigurationError on an empty token, a token that is not visible ASCII (RFC 6750 §2.1: it could not go in a
-   * header as is), or an invalid option.
+   * A client on one fixed access token: no provider, and a 401 is final (AuthenticationError). Its error channel
+   * is `never`, as the SDK's contract declares it: an empty token, a token that is not visible ASCII (RFC 6750
+   * §2.1: it could not go in a header as is), or an invalid option is a defect carrying the ConfigurationError.
    *
    * @since 0.1.0
    */
   static layerAccessToken(
     token: string | Redacted.Redacted<string>,
     options: ServiceClientOptions = {}
-  ): Layer.Layer<ServiceClient, ConfigurationError, HttpClient.HttpClient> {
+  ): Layer.Layer<ServiceClient, never, HttpClient.HttpClient> {
     return Layer.effect(
       ServiceClient,
       Effect.flatMap(checkAccessToken(token), (accessToken) =>
         Service.make(options, { getAccessToken: Effect.succeed(accessToken) })
       )
-    )
+    ).pipe(Layer.orDie)
   }
 
   /**
