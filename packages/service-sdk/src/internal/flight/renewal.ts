@@ -4,6 +4,7 @@
  * serves the winner's token. On `invalid_grant`, the entry is read again (another process may have rotated the
  * refresh token), and the rejected refresh token is marked in the entry it came from, never over a newer one.
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
@@ -26,6 +27,10 @@ export class RefreshRejected {
     readonly rejected: TokenInfo | undefined
   ) {}
 }
+
+/** Without a lock, how often and how far apart the entry is read for the winner of a rotation race (1 s). */
+const RACE_READS = 10
+const RACE_READ_PAUSE = Duration.millis(100)
 
 export type Renew = (
   current: Option.Option<TokenInfo>
@@ -95,6 +100,23 @@ export const make = (options: {
       return token.accessToken
     })
 
+  /**
+   * After an `invalid_grant`: the token of a renewal elsewhere that rotated our refresh token out. Under the cache's
+   * lock it is written already; without a lock (a cache with `compareAndSet` only) the winner may still be writing
+   * it, so the entry is read a few times more before the refresh token is taken for rejected.
+   */
+  const winnerOfRace = (usable: (token: TokenInfo) => boolean, current: Option.Option<TokenInfo>) =>
+    Effect.gen(function* () {
+      const tries = options.cache.withLock === undefined ? RACE_READS : 1
+      for (let attempt = 0; attempt < tries; attempt++) {
+        if (attempt > 0) yield* Effect.sleep(RACE_READ_PAUSE)
+        const now = yield* Effect.orElseSucceed(memo.readCache, () => Option.none<TokenInfo>())
+        const other = yield* servable(now, usable)
+        if (Option.isSome(other) && !sameAccessToken(other.value, current)) return other
+      }
+      return Option.none<TokenInfo>()
+    })
+
   const renewNow = (usable: (token: TokenInfo) => boolean, target: Target) =>
     Effect.gen(function* () {
       const current = Option.map(MutableRef.get(memo.cell).memo, (entry) => entry.token)
@@ -108,9 +130,8 @@ export const make = (options: {
           return yield* failure.error
         }
         // Another process may have renewed with a newer refresh token: ours was then rotated out.
-        const now = yield* Effect.orElseSucceed(memo.readCache, () => Option.none<TokenInfo>())
-        const other = yield* servable(now, usable)
-        if (Option.isSome(other) && !sameAccessToken(other.value, current)) {
+        const other = yield* winnerOfRace(usable, current)
+        if (Option.isSome(other)) {
           yield* memo.remember(other.value)
           return other.value.accessToken
         }
