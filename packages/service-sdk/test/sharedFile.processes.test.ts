@@ -19,7 +19,7 @@ const SKEW = "0.5 seconds"
 /** A token is renewed this often (its lifetime less the skew). */
 const RENEW_EVERY_MS = LIFETIME_S * 1000 - 500
 
-const live = (name: string, body: () => Promise<void>, timeout = 60_000) =>
+const live = (name: string, body: () => Promise<void>, timeout = 120_000) =>
   it.live(name, () => Effect.promise(body), timeout)
 
 let emulator: Awaited<ReturnType<typeof Emulator.start>>
@@ -75,12 +75,15 @@ const loginSurvives = async (path: string) => {
 
 /** Runs the fleet until its refresh tokens were presented `expiries` times; returns what it saw. */
 const runFleet = async (configs: ReadonlyArray<WorkerConfig>, expiries = 3) => {
+  const t0 = Date.now()
   const fleet = await Fleet.start(configs)
+  if (process.env.SHARED_DEBUG) console.log(`started ${configs.length} in ${Date.now() - t0} ms`)
   try {
     const start = Date.now()
     fleet.go()
     const end = start + 40_000
     while (fleet.presented.length < expiries && Date.now() < end) await sleep(50)
+    if (process.env.SHARED_DEBUG) console.log(`presented ${fleet.presented.length} in ${Date.now() - start} ms`)
     await fleet.pause()
     const elapsed = Date.now() - start
     const report = await fleet.report()

@@ -8,9 +8,15 @@ import { fileURLToPath } from "node:url"
 
 export const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis))
 
-/** Builds the packages the workers import (`tsc -b` is incremental: about a second when nothing changed). */
+const root = fileURLToPath(new URL("../../../../", import.meta.url))
+const script = join(root, "packages", "service-sdk", "build", "shared-worker", "worker.mjs")
+
+/**
+ * Builds the packages the workers import (`tsc -b` is incremental: about a second when nothing changed), then the
+ * worker as one bundle (esbuild, as the CLI's bin): a process loads one file instead of hundreds of modules, so it
+ * starts in a fraction of the time on a loaded machine.
+ */
 export const buildPackages = (): void => {
-  const root = fileURLToPath(new URL("../../../../", import.meta.url))
   try {
     execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-b", join(root, "packages", "service-sdk")], {
       stdio: "pipe"
@@ -19,6 +25,20 @@ export const buildPackages = (): void => {
     // type errors elsewhere still emit JavaScript; the workers fail loudly if what they need is missing
     console.warn(`tsc -b reported errors: ${String((error as { stdout?: unknown }).stdout ?? error)}`)
   }
+  execFileSync(
+    join(root, "node_modules", ".bin", "esbuild"),
+    [
+      fileURLToPath(new URL("./worker.mjs", import.meta.url)),
+      "--bundle",
+      "--platform=node",
+      "--format=esm",
+      "--log-level=warning",
+      // bundled CommonJS dependencies (undici) call require(): give the bundle one
+      "--banner:js=import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      `--outfile=${script}`
+    ],
+    { stdio: "pipe", cwd: root }
+  )
 }
 
 export interface WorkerConfig {
@@ -42,8 +62,6 @@ export interface Report {
   readonly tokens: ReadonlyArray<string>
   readonly byUser: Readonly<Record<string, { errors: number; maxMs: number; messages: ReadonlyArray<string> }>>
 }
-
-const script = fileURLToPath(new URL("./worker.mjs", import.meta.url))
 
 /** One worker process and what it said. */
 export class Worker {
