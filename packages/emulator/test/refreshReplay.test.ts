@@ -9,12 +9,18 @@ describe("emulator: strict rejection of a replayed refresh token", () => {
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ rotateRefreshTokens: true })
       const signedIn = yield* emulator.signIn({ userId: "replay-user" })
-      const first = yield* tokenRequest(emulator, { grant_type: "refresh_token", refresh_token: signedIn.refresh_token })
+      const first = yield* tokenRequest(emulator, {
+        grant_type: "refresh_token",
+        refresh_token: signedIn.refresh_token
+      })
       expect(first.status).toBe(200)
       const rotated = first.json.refresh_token as string
       expect(rotated).not.toBe(signedIn.refresh_token)
 
-      const replay = yield* tokenRequest(emulator, { grant_type: "refresh_token", refresh_token: signedIn.refresh_token })
+      const replay = yield* tokenRequest(emulator, {
+        grant_type: "refresh_token",
+        refresh_token: signedIn.refresh_token
+      })
       expect(replay.status).toBe(400)
       expect(replay.json.error).toBe("invalid_grant")
       const next = yield* tokenRequest(emulator, { grant_type: "refresh_token", refresh_token: rotated })
