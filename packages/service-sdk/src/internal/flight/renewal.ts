@@ -4,6 +4,7 @@
  * serves the winner's token. On `invalid_grant`, the entry is read again (another process may have rotated the
  * refresh token), and the rejected refresh token is marked in the entry it came from, never over a newer one.
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as MutableRef from "effect/MutableRef"
@@ -28,9 +29,10 @@ export class RefreshRejected {
   ) {}
 }
 
-/** Without a lock, how often and how far apart the entry is read for the winner of a rotation race (1 s). */
-const RACE_READS = 10
+/** Without a lock, how often and how far apart the entry is read for the winner of a rotation race (0.5 s). */
+const RACE_READS = 6
 const RACE_READ_PAUSE = Duration.millis(100)
+const liveClock = Clock.make()
 
 export type Renew = (
   current: Option.Option<TokenInfo>
@@ -109,7 +111,8 @@ export const make = (options: {
     Effect.gen(function* () {
       const tries = options.cache.withLock === undefined ? RACE_READS : 1
       for (let attempt = 0; attempt < tries; attempt++) {
-        if (attempt > 0) yield* Effect.sleep(RACE_READ_PAUSE)
+        // the other process writes in real time: this pause is on the live clock whatever clock the provider has
+        if (attempt > 0) yield* Effect.withClock(Effect.sleep(RACE_READ_PAUSE), liveClock)
         const now = yield* Effect.orElseSucceed(memo.readCache, () => Option.none<TokenInfo>())
         const other = yield* servable(now, usable)
         if (Option.isSome(other) && !sameAccessToken(other.value, current)) return other
