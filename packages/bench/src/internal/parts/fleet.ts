@@ -17,12 +17,12 @@ import { median, ratioOf } from "../harness.js"
 import { figure } from "../report.js"
 import type { PartResult } from "./part.js"
 
-const TOKEN_LIFETIME_S = 3
+export const TOKEN_LIFETIME_S = 3
 const SKEW = "1 second"
 const EXPIRY_EVERY_MS = 2000
-const CALLERS = 50
+export const CALLERS = 50
 
-const redisServerBinary = (): string | undefined =>
+export const redisServerBinary = (): string | undefined =>
   [...(process.env.PATH ?? "").split(delimiter).filter((dir) => dir !== ""), "/usr/bin"]
     .map((dir) => join(dir, "redis-server"))
     .find((path) => {
@@ -55,7 +55,7 @@ const ping = (port: number): Promise<boolean> =>
     })
   })
 
-const startRedis = async (binary: string) => {
+export const startRedis = async (binary: string) => {
   const port = await freePort()
   const child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
     stdio: "ignore"
@@ -67,7 +67,7 @@ const startRedis = async (binary: string) => {
   return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill("SIGKILL") }
 }
 
-interface Run {
+export interface Run {
   readonly requests: number
   readonly expiries: number
   readonly waits: ReadonlyArray<number>
@@ -98,16 +98,18 @@ const startWorker = (config: object) =>
     }
   )
 
-const run = async (
+export const run = async (
   emulator: WorkerEmulator,
   processes: number,
   expiries: number,
-  redisUrl: string | null
+  redisUrl: string | null,
+  file?: { readonly path: string; readonly lock: boolean }
 ): Promise<Run> => {
   const key = `bench:fleet:${randomUUID()}`
   const durationMs = expiries * EXPIRY_EVERY_MS + 500
   const config = {
     redisUrl,
+    file,
     key,
     authUrl: emulator.authUrl,
     clientId: emulator.clientId,
