@@ -60,7 +60,9 @@ export interface Report {
   readonly errors: Readonly<Record<string, number>>
   readonly maxMs: number
   readonly tokens: ReadonlyArray<string>
-  readonly byUser: Readonly<Record<string, { errors: number; maxMs: number; messages: ReadonlyArray<string> }>>
+  readonly byUser: Readonly<
+    Record<string, { errors: number; maxMs: number; medianMs: number; messages: ReadonlyArray<string> }>
+  >
 }
 
 /** One worker process and what it said. */
@@ -199,14 +201,15 @@ export class Fleet {
   async report(): Promise<Report> {
     const reports = await Promise.all(this.workers.map((worker) => worker.report()))
     const errors: Record<string, number> = {}
-    const byUser: Record<string, { errors: number; maxMs: number; messages: Array<string> }> = {}
+    const byUser: Record<string, { errors: number; maxMs: number; medianMs: number; messages: Array<string> }> = {}
     for (const report of reports) {
       for (const [tag, count] of Object.entries(report.errors)) errors[tag] = (errors[tag] ?? 0) + count
       for (const [user, entry] of Object.entries(report.byUser)) {
-        const merged = byUser[user] ?? { errors: 0, maxMs: 0, messages: [] }
+        const merged = byUser[user] ?? { errors: 0, maxMs: 0, medianMs: 0, messages: [] }
         byUser[user] = merged
         merged.errors += entry.errors
         merged.maxMs = Math.max(merged.maxMs, entry.maxMs)
+        merged.medianMs = Math.max(merged.medianMs, entry.medianMs)
         merged.messages.push(...entry.messages)
       }
     }

@@ -126,10 +126,11 @@ const record = (key, exit, ms) => {
     const tag = exit.left?._tag ?? "Defect"
     stats.errors[tag] = (stats.errors[tag] ?? 0) + 1
     if (key !== undefined) {
-      const user = stats.byUser[key] ?? { errors: 0, maxMs: 0, messages: new Set() }
+      const user = stats.byUser[key] ?? { errors: 0, maxMs: 0, messages: new Set(), durations: [] }
       stats.byUser[key] = user
       user.errors++
       user.maxMs = Math.max(user.maxMs, ms)
+      user.durations.push(ms)
       user.messages.add(String(exit.left?.message ?? exit.left).slice(0, 120))
     }
   }
@@ -154,7 +155,13 @@ const callerLoop = (get, key) =>
 const report = () => {
   const byUser = {}
   for (const [user, entry] of Object.entries(stats.byUser)) {
-    byUser[user] = { errors: entry.errors, maxMs: Math.round(entry.maxMs), messages: [...entry.messages] }
+    const sorted = [...entry.durations].sort((a, b) => a - b)
+    byUser[user] = {
+      errors: entry.errors,
+      maxMs: Math.round(entry.maxMs),
+      medianMs: Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0),
+      messages: [...entry.messages]
+    }
   }
   emit({
     event: "report",
