@@ -3,7 +3,7 @@
  * left behind, bad input, takeover), and what the providers do with them: a refused write serves the newer entry, a
  * failed write is retried in the background, a sign-out is never written back.
  */
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeFileSystem } from "@effect/platform-node"
