@@ -4,7 +4,6 @@
  * `{ calls, waits }`: how many calls it made and how long (ms) each call that was not served from memory waited.
  */
 import { createInterface } from "node:readline"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { RedisTokenCache } from "@service-sdk/redis"
 import type * as Duration from "effect/Duration"
@@ -14,8 +13,6 @@ import { ClientCredentials, TokenCache } from "service-sdk"
 interface Config {
   /** the shared cache, or none: each process on its own (the baseline) */
   readonly redisUrl: string | null
-  /** or a token file (part 11): with its lock and compare-and-set, or without (`get`/`set` only) */
-  readonly file?: { readonly path: string; readonly lock: boolean } | undefined
   readonly key: string
   readonly authUrl: string
   readonly clientId: string
@@ -29,23 +26,14 @@ interface Config {
 /** A call served from the provider's memory takes microseconds; one that waited for a renewal takes milliseconds. */
 const WAIT_MS = 1
 
-/** `TokenCache.file`, or the same file without the shared-cache members (each process renews on its own). */
-const fileCache = (path: string, lock: boolean) =>
-  Effect.map(
-    TokenCache.file(path),
-    (cache): TokenCache.TokenCache => (lock ? cache : { get: cache.get, set: cache.set })
-  )
-
 const config = JSON.parse(process.argv[2] ?? "{}") as Config
 const go = new Promise<void>((resolve) => createInterface({ input: process.stdin }).once("line", () => resolve()))
 
 const program = Effect.gen(function* () {
   const tokenCache =
-    config.file !== undefined
-      ? yield* fileCache(config.file.path, config.file.lock)
-      : config.redisUrl === null
-        ? yield* TokenCache.memory()
-        : yield* RedisTokenCache.make({ url: config.redisUrl, key: config.key })
+    config.redisUrl === null
+      ? yield* TokenCache.memory()
+      : yield* RedisTokenCache.make({ url: config.redisUrl, key: config.key })
   const provider = yield* ClientCredentials.make({
     clientId: config.clientId,
     clientSecret: config.clientSecret,
@@ -73,7 +61,7 @@ const program = Effect.gen(function* () {
     { concurrency: "unbounded", discard: true }
   )
   return { calls, waits }
-}).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici), Effect.provide(NodeFileSystem.layer))
+}).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
 
 Effect.runPromise(program).then(
   (result) => {

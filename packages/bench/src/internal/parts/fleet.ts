@@ -17,12 +17,12 @@ import { median, ratioOf } from "../harness.js"
 import { figure } from "../report.js"
 import type { PartResult } from "./part.js"
 
-export const TOKEN_LIFETIME_S = 3
+const TOKEN_LIFETIME_S = 3
 const SKEW = "1 second"
 const EXPIRY_EVERY_MS = 2000
-export const CALLERS = 50
+const CALLERS = 50
 
-export const redisServerBinary = (): string | undefined =>
+const redisServerBinary = (): string | undefined =>
   [...(process.env.PATH ?? "").split(delimiter).filter((dir) => dir !== ""), "/usr/bin"]
     .map((dir) => join(dir, "redis-server"))
     .find((path) => {
@@ -55,7 +55,7 @@ const ping = (port: number): Promise<boolean> =>
     })
   })
 
-export const startRedis = async (binary: string) => {
+const startRedis = async (binary: string) => {
   const port = await freePort()
   const child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
     stdio: "ignore"
@@ -67,7 +67,7 @@ export const startRedis = async (binary: string) => {
   return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill("SIGKILL") }
 }
 
-export interface Run {
+interface Run {
   readonly requests: number
   readonly expiries: number
   readonly waits: ReadonlyArray<number>
@@ -98,18 +98,16 @@ const startWorker = (config: object) =>
     }
   )
 
-export const run = async (
+const run = async (
   emulator: WorkerEmulator,
   processes: number,
   expiries: number,
-  redisUrl: string | null,
-  file?: { readonly path: string; readonly lock: boolean }
+  redisUrl: string | null
 ): Promise<Run> => {
   const key = `bench:fleet:${randomUUID()}`
   const durationMs = expiries * EXPIRY_EVERY_MS + 500
   const config = {
     redisUrl,
-    file,
     key,
     authUrl: emulator.authUrl,
     clientId: emulator.clientId,
