@@ -262,4 +262,31 @@ describe("providers over a cache of one's own", () => {
       expect(accessOf(yield* Ref.get(entry))).toEqual(Option.some("winner"))
     })
   )
+
+  it.scoped("an entry that went back to an older token meanwhile (a failover that lost writes) is written over", () =>
+    Effect.gen(function* () {
+      const { cache, entry } = yield* handWritten(Option.some(tokenInfo("current", 0, { refreshToken: "r2" })))
+      const tokens = yield* provider(cache, () =>
+        Effect.as(Ref.set(entry, Option.some(tokenInfo("older", 0, { refreshToken: "r1" }))), undefined).pipe(
+          Effect.runSync,
+          () => tokenResponse("renewed", { refresh_token: "r3" })
+        )
+      )
+      expect(value(yield* tokens.getAccessToken)).toBe("renewed")
+      const stored = Option.getOrThrow(yield* Ref.get(entry))
+      expect(value(stored.accessToken)).toBe("renewed")
+      expect(value(stored.refreshToken!)).toBe("r3")
+    })
+  )
+
+  it.scoped("a background write whose entry went back to an older token writes over it", () =>
+    Effect.gen(function* () {
+      const { cache, entry } = yield* handWritten(Option.some(tokenInfo("current", 0, { refreshToken: "r2" })), 2)
+      const tokens = yield* provider(cache, () => tokenResponse("renewed", { refresh_token: "r3" }))
+      expect(value(yield* tokens.getAccessToken)).toBe("renewed")
+      yield* Ref.set(entry, Option.some(tokenInfo("older", 0, { refreshToken: "r1" })))
+      yield* TestClock.adjust("30 seconds")
+      expect(accessOf(yield* Ref.get(entry))).toEqual(Option.some("renewed"))
+    })
+  )
 })

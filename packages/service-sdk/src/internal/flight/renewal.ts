@@ -74,7 +74,8 @@ export const make = (options: {
   const refused = (
     now: Option.Option<TokenInfo>,
     token: TokenInfo,
-    usable: (token: TokenInfo) => boolean
+    usable: (token: TokenInfo) => boolean,
+    depth = 0
   ): Effect.Effect<Redacted.Redacted<string>, AuthenticationError> =>
     Effect.gen(function* () {
       const newer = yield* servable(now, usable)
@@ -92,11 +93,18 @@ export const make = (options: {
         }
         // the entry vanished (a flushed or restarted store) under our lock: ours is the newest, keep it there
         const again = yield* writer.write(Option.none(), token)
-        if (again._tag === "Refused") return yield* refused(again.now, token, usable)
+        if (again._tag === "Refused" && depth < 3) return yield* refused(again.now, token, usable, depth + 1)
         yield* memo.remember(token)
         return token.accessToken
       }
-      // another token that will not do for us (another sign-in's scope, a mark): serve ours, leave theirs
+      // An older token of ours (a store that lost writes in a failover, a stale or marked entry): ours is the newest
+      // of its chain and is written over it. Another client's entry is left alone; ours is served.
+      if (accepts(now.value) && now.value.expiresAt < token.expiresAt && depth < 3) {
+        const again = yield* writer.write(now, token)
+        if (again._tag === "Refused") return yield* refused(again.now, token, usable, depth + 1)
+        yield* memo.remember(token)
+        return token.accessToken
+      }
       yield* Effect.logWarning(`${name}: the token cache holds another token; the renewed one is not written there`)
       yield* memo.remember(token)
       return token.accessToken
