@@ -133,7 +133,11 @@ export interface FileOptions {
   readonly lockWait?: Duration.DurationInput | undefined
 }
 
-/** The lock options, checked: positive and finite, else a ConfigurationError naming the option. */
+/**
+ * The lock options of {@link FileOptions}, checked: positive and finite, else a ConfigurationError naming the option.
+ *
+ * @since 0.3.0
+ */
 export const fileLockOptions = (options: FileOptions | undefined) =>
   Effect.gen(function* () {
     const check = (value: Duration.DurationInput | undefined, fallback: Duration.Duration, name: string) =>
@@ -177,7 +181,11 @@ export function file(
   )
 }
 
-/** A file cache over `fs` (synchronous: `TokenStore.directory` makes one per user on demand). */
+/**
+ * A file cache over `fs`, made synchronously (`TokenStore.directory` makes one per user on demand).
+ *
+ * @since 0.3.0
+ */
 export const makeFile = (
   fs: FileSystem.FileSystem,
   path: string,

@@ -59,21 +59,35 @@ export interface UserTokensService {
 const NOT_SIGNED_IN = "not signed in: no token for this user (sign the user in, then UserTokens.signIn)"
 
 /**
- * A user id from plain JS: a non-empty string, else a ConfigurationError (thrown: a programming error).
+ * A user id from plain JS: a non-empty string, else a ConfigurationError (thrown: the Promise facade's constructors
+ * and `forUser` check ids synchronously with it).
  *
  * @since 0.2.0
  */
 export const checkUserId = (userId: unknown): string => {
-  if (typeof userId !== "string" || userId === "") {
-    throw new ConfigurationError({
-      message: `userId must be a non-empty string, got ${typeof userId === "string" ? "an empty string" : typeof userId}`
-    })
-  }
-  return userId
+  const error = userIdError(userId)
+  if (error !== undefined) throw error
+  return userId as string
 }
 
+const userIdError = (userId: unknown): ConfigurationError | undefined =>
+  typeof userId === "string" && userId !== ""
+    ? undefined
+    : new ConfigurationError({
+        message: `userId must be a non-empty string, got ${typeof userId === "string" ? "an empty string" : typeof userId}`
+      })
+
 /**
- * The service in the current scope (users' states live in it). Fails with ConfigurationError on a bad option.
+ * A bad user id in the error channel. The services' declared error types predate it (DESIGN section 3 gives
+ * `provider`, `signIn` and `signOut` no ConfigurationError), so it is typed as their errors; it is a ServiceError all
+ * the same (`Effect.catchTag("ConfigurationError", …)` catches it).
+ */
+const failBadUserId = (error: ConfigurationError): Effect.Effect<never, TokenCacheError> =>
+  Effect.fail(error) as unknown as Effect.Effect<never, TokenCacheError>
+
+/**
+ * The service in the current scope (users' states live in it). Fails with ConfigurationError on a bad option. Also
+ * `UserTokens.make`; exported for the Promise facade, which builds its own runtime around it.
  *
  * @since 0.2.0
  */
@@ -117,7 +131,9 @@ export const make = (
       Effect.scoped(Effect.flatMap(RcMap.get(users, userId), f))
 
     const provider = (userId: string): TokenProviderService => {
-      const id = checkUserId(userId)
+      const error = userIdError(userId)
+      if (error !== undefined) return { getAccessToken: failBadUserId(error), forceRefresh: () => failBadUserId(error) }
+      const id = userId
       return {
         getAccessToken: withUser(id, (state) => state.service.getAccessToken),
         forceRefresh: (rejected: Redacted.Redacted<string>) =>
@@ -127,7 +143,9 @@ export const make = (
 
     const signIn = (userId: string, token: TokenInfo): Effect.Effect<void, TokenCacheError> =>
       Effect.suspend(() => {
-        const id = checkUserId(userId)
+        const error = userIdError(userId)
+        if (error !== undefined) return failBadUserId(error)
+        const id = userId
         if (!(token instanceof TokenInfo)) {
           return Effect.die(
             new ConfigurationError({ message: "signIn needs a TokenInfo (e.g. from completeAuthorization)" })
@@ -138,7 +156,9 @@ export const make = (
 
     const signOut = (userId: string): Effect.Effect<void, TokenCacheError> =>
       Effect.suspend(() => {
-        const id = checkUserId(userId)
+        const error = userIdError(userId)
+        if (error !== undefined) return failBadUserId(error)
+        const id = userId
         // under the user's lock and the store's cross-process lock: a renewal under way lands first, and one that
         // was under way elsewhere cannot write its token back (its compare-and-set finds the entry gone)
         return withUser(id, (state) => state.signOut).pipe(Effect.zipRight(RcMap.invalidate(users, id)))
@@ -215,8 +235,3 @@ export declare namespace UserTokens {
 }
 
 type UserTokensOptions = Options
-
-/**
- * @since 0.2.0
- */
-export const layer = UserTokens.layer

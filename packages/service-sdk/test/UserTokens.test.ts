@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, type Duration, Effect, Fiber, Layer, Logger, LogLevel, Option, Redacted, TestClock } from "effect"
-import { AuthenticationError, TokenCache, TokenStore, UserTokens } from "service-sdk"
+import { AuthenticationError, type ConfigurationError, TokenCache, TokenStore, UserTokens } from "service-sdk"
 import { type MockHandler, MockHttpClient } from "service-sdk/testing"
 import { credentials, oauthError, tokenInfo, tokenResponse, value } from "./fixtures.js"
 
@@ -203,8 +203,19 @@ describe("UserTokens", () => {
       const noStore = yield* bad({ store: undefined })
       expect(noStore.message).toContain("store")
       const { users } = yield* setup(perUser)
-      expect(() => users.provider(42 as never)).toThrow(/userId/)
-      expect(() => users.provider("")).toThrow(/userId/)
+      // a bad id is a ConfigurationError in the error channel, never a throw (issue 20.6)
+      for (const id of [42 as never, ""]) {
+        const error = (yield* Effect.flip(users.provider(id).getAccessToken)) as unknown as ConfigurationError
+        expect(error._tag).toBe("ConfigurationError")
+        expect(error.message).toMatch(/userId/)
+        const forced = (yield* Effect.flip(
+          users.provider(id).forceRefresh(Redacted.make("x"))
+        )) as unknown as ConfigurationError
+        expect(forced._tag).toBe("ConfigurationError")
+        expect(((yield* Effect.flip(users.signOut(id))) as unknown as ConfigurationError)._tag).toBe(
+          "ConfigurationError"
+        )
+      }
     })
   )
 

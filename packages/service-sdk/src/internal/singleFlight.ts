@@ -83,7 +83,7 @@ export const make = (options: {
     const lock = yield* Effect.makeSemaphore(1)
 
     const memo = Memo.make({ name, cache, clock, skewMillis, accepts, entryGone })
-    const writer = SharedWrite.make({ name, cache, cell: memo.cell, scope })
+    const writer = SharedWrite.make({ name, cache, cell: memo.cell, scope, entryGone })
     const renewNow = Renewal.make({
       name,
       cache,

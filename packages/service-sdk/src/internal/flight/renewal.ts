@@ -4,6 +4,8 @@
  * serves the winner's token. On `invalid_grant`, the entry is read again (another process may have rotated the
  * refresh token), and the rejected refresh token is marked in the entry it came from, never over a newer one.
  */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
@@ -26,6 +28,11 @@ export class RefreshRejected {
     readonly rejected: TokenInfo | undefined
   ) {}
 }
+
+/** Without a lock, how often and how far apart the entry is read for the winner of a rotation race (0.5 s). */
+const RACE_READS = 6
+const RACE_READ_PAUSE = Duration.millis(100)
+const liveClock = Clock.make()
 
 export type Renew = (
   current: Option.Option<TokenInfo>
@@ -67,7 +74,8 @@ export const make = (options: {
   const refused = (
     now: Option.Option<TokenInfo>,
     token: TokenInfo,
-    usable: (token: TokenInfo) => boolean
+    usable: (token: TokenInfo) => boolean,
+    depth = 0
   ): Effect.Effect<Redacted.Redacted<string>, AuthenticationError> =>
     Effect.gen(function* () {
       const newer = yield* servable(now, usable)
@@ -85,14 +93,39 @@ export const make = (options: {
         }
         // the entry vanished (a flushed or restarted store) under our lock: ours is the newest, keep it there
         const again = yield* writer.write(Option.none(), token)
-        if (again._tag === "Refused") return yield* refused(again.now, token, usable)
+        if (again._tag === "Refused" && depth < 3) return yield* refused(again.now, token, usable, depth + 1)
         yield* memo.remember(token)
         return token.accessToken
       }
-      // another token that will not do for us (another sign-in's scope, a mark): serve ours, leave theirs
+      // An older token of ours (a store that lost writes in a failover, a stale or marked entry): ours is the newest
+      // of its chain and is written over it. Another client's entry is left alone; ours is served.
+      if (accepts(now.value) && now.value.expiresAt < token.expiresAt && depth < 3) {
+        const again = yield* writer.write(now, token)
+        if (again._tag === "Refused") return yield* refused(again.now, token, usable, depth + 1)
+        yield* memo.remember(token)
+        return token.accessToken
+      }
       yield* Effect.logWarning(`${name}: the token cache holds another token; the renewed one is not written there`)
       yield* memo.remember(token)
       return token.accessToken
+    })
+
+  /**
+   * After an `invalid_grant`: the token of a renewal elsewhere that rotated our refresh token out. Under the cache's
+   * lock it is written already; without a lock (a cache with `compareAndSet` only) the winner may still be writing
+   * it, so the entry is read a few times more before the refresh token is taken for rejected.
+   */
+  const winnerOfRace = (usable: (token: TokenInfo) => boolean, current: Option.Option<TokenInfo>) =>
+    Effect.gen(function* () {
+      const tries = options.cache.withLock === undefined ? RACE_READS : 1
+      for (let attempt = 0; attempt < tries; attempt++) {
+        // the other process writes in real time: this pause is on the live clock whatever clock the provider has
+        if (attempt > 0) yield* Effect.withClock(Effect.sleep(RACE_READ_PAUSE), liveClock)
+        const now = yield* Effect.orElseSucceed(memo.readCache, () => Option.none<TokenInfo>())
+        const other = yield* servable(now, usable)
+        if (Option.isSome(other) && !sameAccessToken(other.value, current)) return other
+      }
+      return Option.none<TokenInfo>()
     })
 
   const renewNow = (usable: (token: TokenInfo) => boolean, target: Target) =>
@@ -108,9 +141,8 @@ export const make = (options: {
           return yield* failure.error
         }
         // Another process may have renewed with a newer refresh token: ours was then rotated out.
-        const now = yield* Effect.orElseSucceed(memo.readCache, () => Option.none<TokenInfo>())
-        const other = yield* servable(now, usable)
-        if (Option.isSome(other) && !sameAccessToken(other.value, current)) {
+        const other = yield* winnerOfRace(usable, current)
+        if (Option.isSome(other)) {
           yield* memo.remember(other.value)
           return other.value.accessToken
         }

@@ -38,6 +38,8 @@ export const make = (options: {
   readonly cache: TokenCache
   readonly cell: State.Cell
   readonly scope: Scope.Scope
+  /** What an empty entry means (see the single flight's `entryGone`). */
+  readonly entryGone: "signedOut" | "keep"
 }): SharedWrite => {
   const { cache, cell, name } = options
   const compareAndSet =
@@ -53,14 +55,27 @@ export const make = (options: {
           )
     )
 
-  /** Retries until the write lands, or the entry holds something else (a newer token, a sign-out). */
-  const retry = (expected: Option.Option<TokenInfo>, next: TokenInfo) =>
+  /**
+   * Retries until the write lands, or the entry holds a newer token or was signed out. An entry that went back to an
+   * older token meanwhile (a failover that lost writes), or vanished from a store where that is no sign-out, is
+   * written over: our token is the newest of its chain.
+   */
+  const retry = (initial: Option.Option<TokenInfo>, next: TokenInfo) =>
     Effect.gen(function* () {
+      let expected = initial
       for (let attempt = 0; ; attempt++) {
         yield* Effect.sleep(pause(Math.min(attempt, 5)))
         if (MutableRef.get(cell).unwritten !== next) return
         const outcome = yield* Effect.either(once(expected, next))
         if (outcome._tag === "Left") continue
+        if (outcome.right._tag === "Refused") {
+          const now = outcome.right.now
+          const older = Option.isSome(now) ? now.value.expiresAt < next.expiresAt : options.entryGone === "keep"
+          if (older && attempt < 20) {
+            expected = now
+            continue
+          }
+        }
         State.update(cell, (state) => (state.unwritten === next ? { unwritten: undefined } : {}))
         return yield* outcome.right._tag === "Written"
           ? Effect.logInfo(`${name}: the renewed token reached the token cache`)
