@@ -16,11 +16,12 @@ import { describeRedis } from "./support/redisServer.js"
 
 const credentials = { clientId: "store-client", clientSecret: "store-secret", authUrl: "http://127.0.0.1:9" }
 const USERS = ["alice", "bob", "a:lock", "ü/../x", "."]
+// tokens are visible ASCII (RFC 6750 §2.1): a user id that is not is encoded into its test tokens
 
 const staleToken = (userId: string) =>
   new TokenInfo({
     accessToken: Redacted.make(`${userId}-old`),
-    refreshToken: Redacted.make(`${userId}-refresh`),
+    refreshToken: Redacted.make(`${encodeURIComponent(userId)}-refresh`),
     expiresAt: 0
   })
 
@@ -66,10 +67,10 @@ describeRedis("RedisTokenStore", (server) => {
           )
         )
         const results = yield* Effect.all(calls, { concurrency: "unbounded" })
-        for (const [user, token] of results) expect(token).toBe(`${user}-refresh:renewed`)
+        for (const [user, token] of results) expect(token).toBe(`${encodeURIComponent(user)}-refresh:renewed`)
         const mock = yield* MockHttpClient
         const refreshed = (yield* mock.requests).map((request) => request.form.get("refresh_token"))
-        expect(refreshed.sort()).toEqual(USERS.map((user) => `${user}-refresh`).sort())
+        expect(refreshed.sort()).toEqual(USERS.map((user) => `${encodeURIComponent(user)}-refresh`).sort())
 
         const admin = server().admin
         const key = RedisTokenStore.userKey(prefix, "alice")
