@@ -22,6 +22,8 @@ const project = (
 export default [
   project("service-sdk"),
   project("emulator"),
+  // @service-sdk/promise: the facade's build (its plain types, its bundle)
+  project("promise"),
   project("redis", { exclude: ["**/node_modules/**", "test/faults/**"] }),
   // real redis-server and OS processes under faults (SIGSTOP, SIGKILL, CLIENT PAUSE, restarts): one file at a time
   project("redis-faults", {

@@ -17,7 +17,6 @@ import * as Facade from "service-sdk/promise"
  */
 export interface Secret {
   readonly toString: () => string
-  readonly toJSON: () => unknown
 }
 
 /**
