@@ -45,5 +45,12 @@ export default [
     include: ["test/consumer.test.ts"],
     testTimeout: 300_000,
     hookTimeout: 300_000
+  }),
+  // @service-sdk/promise packed and installed alone, and beside effect@4: the README's examples against the emulator
+  project("promise-consumer", {
+    root: "scripts",
+    include: ["test/promise-consumer.test.ts"],
+    testTimeout: 300_000,
+    hookTimeout: 300_000
   })
 ]

@@ -1,0 +1,145 @@
+/**
+ * The consumer test of `@service-sdk/promise`: what a plain-code user installs. The package is packed once
+ * (`npm pack`; its `prepack` bundles it), then installed from the tarball (`--prefer-offline`) into fresh temp
+ * projects:
+ * - one with nothing else: `node_modules` holds that one package; the README's runnable examples (```js blocks
+ *   starting `// run: esm` or `// run: cjs`) run there, `import` and `require`, against the emulator;
+ * - one that also has `effect@4` (npm's `latest` major): the same examples run, and an Effect 4 program beside them.
+ * The emulator runs in this test's process (from the workspace): installing its tarball into the project would bring
+ * Effect 3 and its platform packages with it, which is exactly what these projects must do without.
+ */
+import { Emulator } from "@service-sdk/emulator"
+import { execFileSync, spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = join(import.meta.dirname, "..", "..")
+const EFFECT_4 = "4"
+
+interface Example {
+  readonly kind: "esm" | "cjs"
+  readonly code: string
+}
+
+/** The README's runnable examples. */
+const examples = (): ReadonlyArray<Example> =>
+  [...readFileSync(join(root, "packages", "promise", "README.md"), "utf8").matchAll(/```js\n([\s\S]*?)```/g)]
+    .map((match) => match[1]!)
+    .filter((code) => /^\/\/ run: (esm|cjs)\n/.test(code))
+    .map((code) => ({ kind: code.startsWith("// run: esm") ? "esm" : "cjs", code }))
+
+const npm = (args: ReadonlyArray<string>, cwd: string) =>
+  execFileSync("npm", [...args], {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, npm_config_loglevel: "error", npm_config_fund: "false", npm_config_audit: "false" }
+  })
+
+/** Runs `node file` in `cwd` with the emulator's settings; resolves to its exit code and output. */
+const node = (file: string, cwd: string, env: Record<string, string>) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [file], { cwd, env: { ...process.env, ...env } })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+let dir = ""
+let tarball = ""
+let emulator: Awaited<ReturnType<typeof Emulator.start>>
+let env: Record<string, string> = {}
+
+const project = (name: string, install: ReadonlyArray<string>) => {
+  const cwd = join(dir, name)
+  mkdirSync(cwd)
+  writeFileSync(join(cwd, "package.json"), JSON.stringify({ name, private: true, type: "module" }))
+  npm(["install", "--prefer-offline", "--no-package-lock", ...install], cwd)
+  return cwd
+}
+
+const runExamples = async (cwd: string) => {
+  const all = examples()
+  expect(all.map((example) => example.kind).sort()).toEqual(["cjs", "esm", "esm"])
+  for (const [index, example] of all.entries()) {
+    const file = `example-${index}.${example.kind === "esm" ? "mjs" : "cjs"}`
+    writeFileSync(join(cwd, file), example.code)
+    const result = await node(file, cwd, env)
+    expect({ file, code: result.code, stderr: result.stderr }).toEqual({ file, code: 0, stderr: "" })
+    expect(result.stdout.trim()).not.toBe("")
+    expect(result.stdout).not.toContain(env.SERVICE_SDK_CLIENT_SECRET!)
+  }
+  // README 1 kept the app token in a 0600 file
+  expect(readFileSync(join(cwd, "tokens.json"), "utf8")).toContain("access_token")
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "service-sdk-promise-consumer-"))
+  const packs = join(dir, "packs")
+  mkdirSync(packs)
+  const [packed] = JSON.parse(npm(["pack", "--json", "--pack-destination", packs], join(root, "packages", "promise")))
+  tarball = join(packs, packed.filename.replace(/^@/, "").replace("/", "-"))
+  emulator = await Emulator.start({})
+  env = {
+    SERVICE_SDK_CLIENT_ID: emulator.clientId,
+    SERVICE_SDK_CLIENT_SECRET: emulator.clientSecret,
+    SERVICE_SDK_AUTH_URL: emulator.authUrl,
+    SERVICE_SDK_API_URL: emulator.apiUrl
+  }
+})
+
+afterAll(async () => {
+  await emulator?.close()
+  if (dir !== "") rmSync(dir, { recursive: true, force: true })
+})
+
+describe("@service-sdk/promise installed from its tarball", () => {
+  it("alone: one package installed, the README's examples run (ESM and CommonJS) against the emulator", async () => {
+    const cwd = project("alone", [tarball])
+    expect(readdirSync(join(cwd, "node_modules")).filter((name) => !name.startsWith("."))).toEqual(["@service-sdk"])
+    expect(readdirSync(join(cwd, "node_modules", "@service-sdk"))).toEqual(["promise"])
+    await runExamples(cwd)
+    // import and require load one copy: the same classes
+    writeFileSync(
+      join(cwd, "same.mjs"),
+      [
+        'import { createRequire } from "node:module"',
+        'import * as esm from "@service-sdk/promise"',
+        'const cjs = createRequire(import.meta.url)("@service-sdk/promise")',
+        "console.log(esm.ConfigurationError === cjs.ConfigurationError && esm.AsyncServiceClient === cjs.AsyncServiceClient)"
+      ].join("\n")
+    )
+    expect((await node("same.mjs", cwd, env)).stdout.trim()).toBe("true")
+  })
+
+  it("beside effect@4: both work, side by side", async () => {
+    const cwd = project("effect4", [tarball, `effect@${EFFECT_4}`])
+    const effect = JSON.parse(readFileSync(join(cwd, "node_modules", "effect", "package.json"), "utf8"))
+    expect(effect.version).toMatch(/^4\./)
+    await runExamples(cwd)
+    writeFileSync(
+      join(cwd, "both.mjs"),
+      [
+        'import { Effect } from "effect"',
+        'import { AsyncClientCredentials } from "@service-sdk/promise"',
+        "const auth = new AsyncClientCredentials()",
+        "try {",
+        "  const token = await Effect.runPromise(Effect.promise(() => auth.getAccessToken()))",
+        '  console.log(typeof token === "string" && token.length > 0)',
+        "} finally {",
+        "  await auth.close()",
+        "}"
+      ].join("\n")
+    )
+    const result = await node("both.mjs", cwd, env)
+    expect({ code: result.code, stdout: result.stdout.trim(), stderr: result.stderr }).toEqual({
+      code: 0,
+      stdout: "true",
+      stderr: ""
+    })
+  })
+})
