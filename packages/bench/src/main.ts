@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --out FILE] [-- --only 1,3]`: the ten benchmark parts, a table per part, a
+ * `npm run bench [-- --quick] [-- --out FILE] [-- --only 1,3]`: the eleven benchmark parts, a table per part, a
  * summary of the targets, and the JSON (`results/latest.json` for a full run; a quick run writes only with `--out`).
  * Every figure is a ratio against something measured in the same run.
  */
@@ -22,6 +22,7 @@ import { herd } from "./internal/parts/herd.js"
 import { memory } from "./internal/parts/memory.js"
 import type { PartResult } from "./internal/parts/part.js"
 import { peers } from "./internal/parts/peers.js"
+import { promisePackage } from "./internal/parts/promisePackage.js"
 import { requestOverhead } from "./internal/parts/requestOverhead.js"
 import { startup } from "./internal/parts/startup.js"
 import { usersMemory } from "./internal/parts/usersMemory.js"
@@ -67,7 +68,8 @@ const PARTS: ReadonlyArray<readonly [number, (context: Context) => Promise<PartR
   [7, startup],
   [8, fleet],
   [9, expiryUnderLoad],
-  [10, usersMemory]
+  [10, usersMemory],
+  [11, promisePackage]
 ]
 
 const { values } = parseArgs({
