@@ -4,13 +4,17 @@
  * projects:
  * - one with nothing else: `node_modules` holds that one package; the README's runnable examples (```js blocks
  *   starting `// run: esm` or `// run: cjs`) run there, `import` and `require`, against the emulator;
- * - one that also has `effect@4` (npm's `latest` major): the same examples run, and an Effect 4 program beside them.
+ * - one that also has `effect@4` (npm's `latest` major): the same examples run, and an Effect 4 program beside them;
+ * - one with `ioredis@5` (the app's own): `RedisTokenCache.connect` from the package, with a user-made client and with
+ *   a `url`, against a real `redis-server` on a free loopback port: the second process is served from Redis.
  * The emulator runs in this test's process (from the workspace): installing its tarball into the project would bring
  * Effect 3 and its platform packages with it, which is exactly what these projects must do without.
  */
 import { Emulator } from "@service-sdk/emulator"
 import { execFileSync, spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+
+import { createServer } from "node:net"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -141,5 +145,93 @@ describe("@service-sdk/promise installed from its tarball", () => {
       stdout: "true",
       stderr: ""
     })
+  })
+})
+
+const REDIS_SERVER = "/usr/bin/redis-server"
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+
+const startRedis = async () => {
+  const port = await freePort()
+  const child = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+  await new Promise<void>((resolve, reject) => {
+    let output = ""
+    child.stdout.on("data", (chunk) => {
+      output += chunk
+      if (output.includes("Ready to accept connections")) resolve()
+    })
+    child.once("exit", (code) => reject(new Error(`redis-server exited (${code}): ${output}`)))
+  })
+  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill("SIGTERM") }
+}
+
+describe.skipIf(!existsSync(REDIS_SERVER))("@service-sdk/promise with the app's ioredis", () => {
+  it("RedisTokenCache.connect (a user-made client, then a url): one token request for two processes", async () => {
+    const redis = await startRedis()
+    try {
+      const cwd = project("redis", [tarball, "ioredis@5"])
+      expect(readdirSync(join(cwd, "node_modules")).filter((name) => name === "effect")).toEqual([])
+      writeFileSync(
+        join(cwd, "client.mjs"),
+        [
+          'import { Redis } from "ioredis"',
+          'import { AsyncClientCredentials, RedisTokenCache } from "@service-sdk/promise"',
+          "const client = new Redis(process.env.REDIS_URL)",
+          'const tokenCache = await RedisTokenCache.connect({ client, key: "consumer:token" })',
+          "const auth = new AsyncClientCredentials({ tokenCache })",
+          "try {",
+          "  console.log((await auth.getAccessToken()).length > 0)",
+          "} finally {",
+          "  await auth.close()",
+          "  await tokenCache.close()",
+          "  client.disconnect()",
+          "}"
+        ].join("\n")
+      )
+      writeFileSync(
+        join(cwd, "url.cjs"),
+        [
+          'const { AsyncClientCredentials, RedisTokenCache, TokenCacheError } = require("@service-sdk/promise")',
+          "async function main() {",
+          '  const tokenCache = await RedisTokenCache.connect({ url: process.env.REDIS_URL, key: "consumer:token" })',
+          "  const auth = new AsyncClientCredentials({ tokenCache })",
+          "  try {",
+          "    console.log((await auth.getAccessToken()).length > 0)",
+          "  } finally {",
+          "    await auth.close()",
+          "    await tokenCache.close()",
+          "  }",
+          '  const down = await RedisTokenCache.connect({ url: "redis://127.0.0.1:1", key: "k" }).catch((e) => e)',
+          "  console.log(down instanceof TokenCacheError)",
+          "}",
+          "main().catch((error) => { console.error(error); process.exitCode = 1 })"
+        ].join("\n")
+      )
+      const before = (await emulator.stats()).tokenRequests.client_credentials
+      const first = await node("client.mjs", cwd, { ...env, REDIS_URL: redis.url })
+      expect({ code: first.code, stdout: first.stdout.trim(), stderr: first.stderr }).toEqual({
+        code: 0,
+        stdout: "true",
+        stderr: ""
+      })
+      const second = await node("url.cjs", cwd, { ...env, REDIS_URL: redis.url })
+      expect({ code: second.code, stdout: second.stdout.trim(), stderr: second.stderr }).toEqual({
+        code: 0,
+        stdout: "true\ntrue",
+        stderr: ""
+      })
+      expect((await emulator.stats()).tokenRequests.client_credentials - before).toBe(1)
+    } finally {
+      redis.stop()
+    }
   })
 })
