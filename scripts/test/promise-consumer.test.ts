@@ -120,6 +120,56 @@ describe("@service-sdk/promise installed from its tarball", () => {
     expect((await node("same.mjs", cwd, env)).stdout.trim()).toBe("true")
   })
 
+  it("its types compile in a strict TypeScript project without Effect; attw and publint --strict are clean", () => {
+    const cwd = join(dir, "alone")
+    writeFileSync(
+      join(cwd, "app.ts"),
+      [
+        "import {",
+        "  AsyncClientCredentials,",
+        "  ConfigurationError,",
+        "  fileTokenCache,",
+        "  type PromiseTokenCache,",
+        "  ServiceError,",
+        "  type TokenInfoJson,",
+        "  tokenInfoToJson",
+        '} from "@service-sdk/promise"',
+        "const rows = new Map<string, TokenInfoJson>()",
+        "const mine: PromiseTokenCache = {",
+        '  get: async () => rows.get("app"),',
+        '  set: async (token) => void rows.set("app", tokenInfoToJson(token))',
+        "}",
+        'export const a = new AsyncClientCredentials({ tokenCache: mine, skew: "10 seconds", logLevel: "error" })',
+        'export const b = new AsyncClientCredentials({ tokenCache: fileTokenCache("t.json") })',
+        "export const token: Promise<string> = a.getAccessToken()",
+        "export const isConfig = (e: unknown): boolean => e instanceof ConfigurationError && e instanceof ServiceError",
+        "// @ts-expect-error: logLevel is one of five names",
+        'export const c = new AsyncClientCredentials({ logLevel: "loud" })'
+      ].join("\n")
+    )
+    writeFileSync(
+      join(cwd, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          lib: ["ES2022", "ESNext.Disposable"],
+          types: [],
+          skipLibCheck: false,
+          noEmit: true
+        },
+        files: ["app.ts"]
+      })
+    )
+    execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-p", cwd], { cwd, encoding: "utf8", stdio: "pipe" })
+    const attw = join(root, "node_modules", ".bin", "attw")
+    expect(execFileSync(attw, [tarball], { cwd, encoding: "utf8", stdio: "pipe" })).toContain("No problems found")
+    const publint = join(root, "node_modules", ".bin", "publint")
+    expect(execFileSync(publint, ["--strict", tarball], { cwd, encoding: "utf8", stdio: "pipe" })).toContain("All good")
+  })
+
   it("beside effect@4: both work, side by side", async () => {
     const cwd = project("effect4", [tarball, `effect@${EFFECT_4}`])
     const effect = JSON.parse(readFileSync(join(cwd, "node_modules", "effect", "package.json"), "utf8"))
