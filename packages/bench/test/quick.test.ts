@@ -22,7 +22,7 @@ interface Report {
 }
 
 describe("npm run bench -- --quick", () => {
-  it("runs all ten parts, and every herd makes exactly one token request", { timeout: 120_000 }, () => {
+  it("runs all eleven parts, and every herd makes exactly one token request", { timeout: 180_000 }, () => {
     // the bench runs from its build (its emulator worker is plain JS): build it as `npm run bench` does
     const build = spawnSync(join(root, "node_modules/.bin/tsc"), ["-b", "packages/bench/tsconfig.src.json"], {
       cwd: root,
@@ -36,6 +36,12 @@ describe("npm run bench -- --quick", () => {
       encoding: "utf8"
     })
     expect(bundle.status).toBe(0)
+    // part 11 packs @service-sdk/promise from its build
+    const promise = spawnSync(process.execPath, [join(root, "packages/promise/scripts/build.mjs")], {
+      cwd: root,
+      encoding: "utf8"
+    })
+    expect(promise.status).toBe(0)
 
     const dir = mkdtempSync(join(tmpdir(), "bench-quick-"))
     try {
@@ -43,16 +49,16 @@ describe("npm run bench -- --quick", () => {
       const run = spawnSync(process.execPath, ["--expose-gc", main, "--quick", "--out", out], {
         cwd: root,
         encoding: "utf8",
-        timeout: 110_000
+        timeout: 170_000
       })
       expect(run.stderr).not.toMatch(/Error/)
       expect(run.status).toBe(0)
-      for (const id of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]) expect(run.stdout).toContain(`\n${id}. `)
+      for (const id of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]) expect(run.stdout).toContain(`\n${id}. `)
       expect(run.stdout).toContain("Targets:")
 
       const report = JSON.parse(readFileSync(out, "utf8")) as Report
       expect(report.mode).toBe("quick")
-      expect(report.parts.map((part) => part.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+      expect(report.parts.map((part) => part.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
       for (const part of report.parts) expect(part.figures.length).toBeGreaterThan(0)
 
       const herd = report.parts.find((part) => part.id === 3)!
@@ -61,6 +67,10 @@ describe("npm run bench -- --quick", () => {
       expect(tokenRequests.length).toBeGreaterThanOrEqual(4)
       for (const figure of tokenRequests)
         expect({ figure: figure.label, requests: figure.value }).toEqual({ figure: figure.label, requests: 1 })
+      // @service-sdk/promise: one package installed, and its herd makes one token request
+      const promisePart = report.parts.find((part) => part.id === 11)!
+      const counts = promisePart.figures.filter((figure) => figure.unit === "requests")
+      expect(counts.map((figure) => figure.value)).toEqual([1, 1])
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

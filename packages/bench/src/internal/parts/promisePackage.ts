@@ -49,7 +49,10 @@ const npm = (args: ReadonlyArray<string>, cwd: string) =>
 
 /** Packs the package and installs the tarball into an empty project; sizes, packages, seconds. */
 const install = (dir: string) => {
-  const [packed] = JSON.parse(npm(["pack", "--json", "--pack-destination", dir], packageDir)) as ReadonlyArray<{
+  // the build is `npm run bench`'s (scripts/build.mjs after tsc -b): packed as built
+  const [packed] = JSON.parse(
+    npm(["pack", "--json", "--ignore-scripts", "--pack-destination", dir], packageDir)
+  ) as ReadonlyArray<{
     readonly filename: string
     readonly size: number
     readonly unpackedSize: number
