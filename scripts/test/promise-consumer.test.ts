@@ -11,11 +11,12 @@
  * Effect 3 and its platform packages with it, which is exactly what these projects must do without.
  */
 import { Emulator } from "@service-sdk/emulator"
-import { execFileSync, spawn } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 
 import { createServer } from "node:net"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
+import { promisify } from "node:util"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -34,13 +35,18 @@ const examples = (): ReadonlyArray<Example> =>
     .filter((code) => /^\/\/ run: (esm|cjs)\n/.test(code))
     .map((code) => ({ kind: code.startsWith("// run: esm") ? "esm" : "cjs", code }))
 
-const npm = (args: ReadonlyArray<string>, cwd: string) =>
-  execFileSync("npm", [...args], {
-    cwd,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, npm_config_loglevel: "error", npm_config_fund: "false", npm_config_audit: "false" }
-  })
+const execFileAsync = promisify(execFile)
+
+/** npm, asynchronously (a long synchronous call would block the test worker). */
+const npm = async (args: ReadonlyArray<string>, cwd: string): Promise<string> =>
+  (
+    await execFileAsync("npm", [...args], {
+      cwd,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, npm_config_loglevel: "error", npm_config_fund: "false", npm_config_audit: "false" }
+    })
+  ).stdout
 
 /** Runs `node file` in `cwd` with the emulator's settings; resolves to its exit code and output. */
 const node = (file: string, cwd: string, env: Record<string, string>) =>
@@ -58,11 +64,11 @@ let tarball = ""
 let emulator: Awaited<ReturnType<typeof Emulator.start>>
 let env: Record<string, string> = {}
 
-const project = (name: string, install: ReadonlyArray<string>) => {
+const project = async (name: string, install: ReadonlyArray<string>) => {
   const cwd = join(dir, name)
   mkdirSync(cwd)
   writeFileSync(join(cwd, "package.json"), JSON.stringify({ name, private: true, type: "module" }))
-  npm(["install", "--prefer-offline", "--no-package-lock", ...install], cwd)
+  await npm(["install", "--prefer-offline", "--no-package-lock", ...install], cwd)
   return cwd
 }
 
@@ -85,7 +91,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "service-sdk-promise-consumer-"))
   const packs = join(dir, "packs")
   mkdirSync(packs)
-  const [packed] = JSON.parse(npm(["pack", "--json", "--pack-destination", packs], join(root, "packages", "promise")))
+  const [packed] = JSON.parse(
+    await npm(["pack", "--json", "--pack-destination", packs], join(root, "packages", "promise"))
+  )
   tarball = join(packs, packed.filename.replace(/^@/, "").replace("/", "-"))
   emulator = await Emulator.start({})
   env = {
@@ -103,7 +111,7 @@ afterAll(async () => {
 
 describe("@service-sdk/promise installed from its tarball", () => {
   it("alone: one package installed, the README's examples run (ESM and CommonJS) against the emulator", async () => {
-    const cwd = project("alone", [tarball])
+    const cwd = await project("alone", [tarball])
     expect(readdirSync(join(cwd, "node_modules")).filter((name) => !name.startsWith("."))).toEqual(["@service-sdk"])
     expect(readdirSync(join(cwd, "node_modules", "@service-sdk"))).toEqual(["promise"])
     await runExamples(cwd)
@@ -120,7 +128,7 @@ describe("@service-sdk/promise installed from its tarball", () => {
     expect((await node("same.mjs", cwd, env)).stdout.trim()).toBe("true")
   })
 
-  it("its types compile in a strict TypeScript project without Effect; attw and publint --strict are clean", () => {
+  it("its types compile in a strict TypeScript project without Effect; attw and publint --strict are clean", async () => {
     const cwd = join(dir, "alone")
     writeFileSync(
       join(cwd, "app.ts"),
@@ -163,15 +171,17 @@ describe("@service-sdk/promise installed from its tarball", () => {
         files: ["app.ts"]
       })
     )
-    execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-p", cwd], { cwd, encoding: "utf8", stdio: "pipe" })
-    const attw = join(root, "node_modules", ".bin", "attw")
-    expect(execFileSync(attw, [tarball], { cwd, encoding: "utf8", stdio: "pipe" })).toContain("No problems found")
-    const publint = join(root, "node_modules", ".bin", "publint")
-    expect(execFileSync(publint, ["--strict", tarball], { cwd, encoding: "utf8", stdio: "pipe" })).toContain("All good")
+    const bin = (name: string) => join(root, "node_modules", ".bin", name)
+    await execFileAsync(bin("tsc"), ["-p", cwd], { cwd, encoding: "utf8" })
+    expect((await execFileAsync(bin("attw"), [tarball], { cwd, encoding: "utf8" })).stdout).toContain(
+      "No problems found"
+    )
+    const publint = await execFileAsync(bin("publint"), ["--strict", tarball], { cwd, encoding: "utf8" })
+    expect(publint.stdout + publint.stderr).toContain("All good")
   })
 
   it("beside effect@4: both work, side by side", async () => {
-    const cwd = project("effect4", [tarball, `effect@${EFFECT_4}`])
+    const cwd = await project("effect4", [tarball, `effect@${EFFECT_4}`])
     const effect = JSON.parse(readFileSync(join(cwd, "node_modules", "effect", "package.json"), "utf8"))
     expect(effect.version).toMatch(/^4\./)
     await runExamples(cwd)
@@ -228,7 +238,7 @@ describe.skipIf(!existsSync(REDIS_SERVER))("@service-sdk/promise with the app's 
   it("RedisTokenCache.connect (a user-made client, then a url): one token request for two processes", async () => {
     const redis = await startRedis()
     try {
-      const cwd = project("redis", [tarball, "ioredis@5"])
+      const cwd = await project("redis", [tarball, "ioredis@5"])
       expect(readdirSync(join(cwd, "node_modules")).filter((name) => name === "effect")).toEqual([])
       writeFileSync(
         join(cwd, "client.mjs"),
