@@ -58,7 +58,11 @@ await build({
   logLevel: "warning"
 })
 const names = Object.keys(createRequire(import.meta.url)(join(staging, "index.cjs"))).sort()
-writeFileSync(join(staging, "index.js"), `import m from "./index.cjs"\nexport const { ${names.join(", ")} } = m\n`)
+// loaded with `require`, not `import`: Node then does not lex the whole bundle for its export names
+writeFileSync(
+  join(staging, "index.js"),
+  `import { createRequire } from "node:module"\nconst m = createRequire(import.meta.url)("./index.cjs")\nexport const { ${names.join(", ")} } = m\n`
+)
 
 mkdirSync(dist, { recursive: true })
 rmSync(join(dist, "chunks"), { recursive: true, force: true })
