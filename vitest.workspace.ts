@@ -22,6 +22,8 @@ const project = (
 export default [
   project("service-sdk"),
   project("emulator"),
+  // @service-sdk/promise: the facade's build (its plain types, its bundle)
+  project("promise"),
   project("redis", { exclude: ["**/node_modules/**", "test/faults/**"] }),
   // real redis-server and OS processes under faults (SIGSTOP, SIGKILL, CLIENT PAUSE, restarts): one file at a time
   project("redis-faults", {
@@ -41,6 +43,13 @@ export default [
   project("consumer", {
     root: "scripts",
     include: ["test/consumer.test.ts"],
+    testTimeout: 300_000,
+    hookTimeout: 300_000
+  }),
+  // @service-sdk/promise packed and installed alone, and beside effect@4: the README's examples against the emulator
+  project("promise-consumer", {
+    root: "scripts",
+    include: ["test/promise-consumer.test.ts"],
     testTimeout: 300_000,
     hookTimeout: 300_000
   })

@@ -22,6 +22,7 @@ import { herd } from "./internal/parts/herd.js"
 import { memory } from "./internal/parts/memory.js"
 import type { PartResult } from "./internal/parts/part.js"
 import { peers } from "./internal/parts/peers.js"
+import { promisePackage } from "./internal/parts/promisePackage.js"
 import { requestOverhead } from "./internal/parts/requestOverhead.js"
 import { sharedFile } from "./internal/parts/sharedFile.js"
 import { startup } from "./internal/parts/startup.js"
@@ -69,7 +70,8 @@ const PARTS: ReadonlyArray<readonly [number, (context: Context) => Promise<PartR
   [8, fleet],
   [9, expiryUnderLoad],
   [10, usersMemory],
-  [11, sharedFile]
+  [11, sharedFile],
+  [12, promisePackage]
 ]
 
 const { values } = parseArgs({

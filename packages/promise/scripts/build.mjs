@@ -3,7 +3,8 @@
  * bundled with the Effect runtime it uses: one tree-shaken, minified CommonJS module with a source map
  * (dist/index.cjs), and an ES module entry (dist/index.js) that re-exports it, so `import` and `require` share one
  * copy (one `instanceof`, one cache, no dual-package hazard). The HTTP client is Node's built-in `fetch`
- * (src/internal/fetchHttpClient.ts) instead of a bundled undici. The `.d.ts` comes from `tsc -b` (no Effect type);
+ * (src/internal/fetchHttpClient.ts) instead of a bundled undici; `ioredis` is the app's own, required when a Redis
+ * cache opens a connection (src/internal/ioredis.ts). The `.d.ts` comes from `tsc -b` (no Effect type);
  * it is copied for `require` as `.d.cts`. Run after `tsc -b` (the root `build` does both).
  */
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
@@ -27,6 +28,17 @@ const fetchClient = {
   }
 }
 
+/** `@service-sdk/redis`'s `ioredis`, swapped for the app's own, loaded on first use. */
+const appIoredis = {
+  name: "app-ioredis",
+  setup(build) {
+    const shim = join(root, "src", "internal", "ioredis.ts")
+    build.onResolve({ filter: /^ioredis$/ }, (args) =>
+      args.importer === shim ? { path: "ioredis", external: true } : { path: shim }
+    )
+  }
+}
+
 rmSync(staging, { recursive: true, force: true })
 await build({
   absWorkingDir: root,
@@ -41,12 +53,16 @@ await build({
   sourcemap: true,
   sourcesContent: false,
   conditions: ["source"],
-  plugins: [fetchClient],
+  plugins: [fetchClient, appIoredis],
   legalComments: "none",
   logLevel: "warning"
 })
 const names = Object.keys(createRequire(import.meta.url)(join(staging, "index.cjs"))).sort()
-writeFileSync(join(staging, "index.js"), `import m from "./index.cjs"\nexport const { ${names.join(", ")} } = m\n`)
+// loaded with `require`, not `import`: Node then does not lex the whole bundle for its export names
+writeFileSync(
+  join(staging, "index.js"),
+  `import { createRequire } from "node:module"\nconst m = createRequire(import.meta.url)("./index.cjs")\nexport const { ${names.join(", ")} } = m\n`
+)
 
 mkdirSync(dist, { recursive: true })
 rmSync(join(dist, "chunks"), { recursive: true, force: true })

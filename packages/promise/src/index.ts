@@ -17,7 +17,6 @@ import * as Facade from "service-sdk/promise"
  */
 export interface Secret {
   readonly toString: () => string
-  readonly toJSON: () => unknown
 }
 
 /**
@@ -301,7 +300,7 @@ export interface ClientCredentialsOptions extends LogOptions {
   readonly clientSecret?: string | undefined
   readonly scope?: string | ReadonlyArray<string> | undefined
   readonly authUrl?: string | undefined
-  readonly tokenCache?: PromiseTokenCache | FileTokenCache | undefined
+  readonly tokenCache?: PromiseTokenCache | FileTokenCache | ConnectedRedisTokenCache | undefined
   /** Per token request (default 30 s). */
   readonly timeout?: DurationInput | undefined
   /** Retries of a token request (default 3). */
@@ -442,7 +441,7 @@ export const AsyncUserTokenProvider: {
 
 /** @since 0.3.0 */
 export interface AsyncUserTokensOptions extends Omit<AuthorizationCodeOptions, "tokenCache" | "refreshToken"> {
-  readonly store: (userId: string) => PromiseTokenCache | FileTokenCache
+  readonly store: ((userId: string) => PromiseTokenCache | FileTokenCache) | ConnectedRedisTokenStore
   /** A user's in-memory state is dropped after this long without use (default 5 minutes). */
   readonly idleTimeToLive?: DurationInput | undefined
 }
@@ -641,3 +640,79 @@ export const AsyncServiceClient: {
   new (options?: AsyncServiceClientOptions): AsyncServiceClient
   fromClientCredentials(options?: Omit<AsyncServiceClientOptions, "accessToken" | "authProvider">): AsyncServiceClient
 } = Facade.AsyncServiceClient as never
+
+// ---------------------------------------------------------------------------------------------------------------
+// Redis (`@service-sdk/redis`, bundled; `ioredis` is your app's own)
+
+/**
+ * The options of {@link RedisTokenCache.connect}: your `ioredis` (5.x) client, or a `url` (then `ioredis` must be
+ * installed in your app), and the key of the shared token.
+ *
+ * @since 0.3.0
+ */
+export interface RedisTokenCacheOptions {
+  /** Your ioredis `Redis` or `Cluster` client, used as is and never closed by the cache. Give this or `url`. */
+  readonly client?: object | undefined
+  /** `redis://[:password@]host:port[/db]` or `rediss://…` (default `redis://127.0.0.1:6379`). */
+  readonly url?: string | undefined
+  /** The key of the shared token, e.g. `service-sdk:token:<clientId>`; the lock is `<key>:lock`. */
+  readonly key: string
+  readonly lockTtl?: DurationInput | undefined
+  readonly lockWait?: DurationInput | undefined
+  readonly pollInterval?: DurationInput | undefined
+  readonly commandTimeout?: DurationInput | undefined
+}
+
+/**
+ * The options of {@link RedisTokenStore.connect}: those of the cache, with a `prefix` for every user's key.
+ *
+ * @since 0.3.0
+ */
+export interface RedisTokenStoreOptions extends Omit<RedisTokenCacheOptions, "key"> {
+  readonly prefix: string
+}
+
+/**
+ * A token cache in Redis, shared by a fleet (one token request per expiry for every process): pass it as
+ * `tokenCache`; `close()` closes the connection it opened (not your `client`).
+ *
+ * @since 0.3.0
+ */
+export interface ConnectedRedisTokenCache {
+  readonly close: () => Promise<void>
+  readonly [Symbol.asyncDispose]: () => Promise<void>
+}
+
+/**
+ * One Redis token cache per user: pass it as `store` to {@link AsyncUserTokens}.
+ *
+ * @since 0.3.0
+ */
+export interface ConnectedRedisTokenStore {
+  (userId: string): object
+  readonly close: () => Promise<void>
+  readonly [Symbol.asyncDispose]: () => Promise<void>
+}
+
+/**
+ * `@service-sdk/redis`'s `RedisTokenCache` for this package (the same code, on this package's runtime): rejects
+ * with ConfigurationError or TokenCacheError.
+ *
+ * @since 0.3.0
+ */
+export const RedisTokenCache: {
+  readonly connect: (options: RedisTokenCacheOptions) => Promise<ConnectedRedisTokenCache>
+} = {
+  connect: async (options) => (await import("@service-sdk/redis")).RedisTokenCache.connect(options as never)
+}
+
+/**
+ * `@service-sdk/redis`'s `RedisTokenStore` for this package (the same code, on this package's runtime).
+ *
+ * @since 0.3.0
+ */
+export const RedisTokenStore: {
+  readonly connect: (options: RedisTokenStoreOptions) => Promise<ConnectedRedisTokenStore>
+} = {
+  connect: async (options) => (await import("@service-sdk/redis")).RedisTokenStore.connect(options as never)
+}

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "@effect/vitest"
-import { Redacted } from "effect"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import { Effect, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -147,6 +148,34 @@ describe("fileTokenCache", () => {
     expect(await second.getAccessToken()).toBe("access-0")
     expect(counter.requests).toBe(1)
   })
+
+  // the file cache's cross-process lock (TokenCache.file's withLock) reaches the provider through fileTokenCache
+  const fileCacheHasLock = Effect.runSync(
+    TokenCache.file(path.join(os.tmpdir(), "probe.json")).pipe(
+      Effect.map((cache) => cache.withLock !== undefined),
+      Effect.provide(NodeFileSystem.layer)
+    )
+  )
+  it.skipIf(!fileCacheHasLock)(
+    "two providers on two fileTokenCache objects of one file share the file's lock: one token request",
+    async () => {
+      const file = path.join(temp(), "tokens.json")
+      const { counter, httpClient } = tokenServer()
+      await using first = new AsyncClientCredentials({
+        ...credentials,
+        httpClient,
+        tokenCache: fileTokenCache(file)
+      })
+      await using second = new AsyncClientCredentials({
+        ...credentials,
+        httpClient,
+        tokenCache: fileTokenCache(file)
+      })
+      const tokens = await Promise.all([first.getAccessToken(), second.getAccessToken()])
+      expect(tokens).toEqual(["access-0", "access-0"])
+      expect(counter.requests).toBe(1)
+    }
+  )
 
   it("has Promise get, set and clear for plain code", async () => {
     const file = path.join(temp(), "tokens.json")

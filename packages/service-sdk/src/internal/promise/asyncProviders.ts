@@ -5,7 +5,6 @@ import type * as Layer from "effect/Layer"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as AuthorizationCodeModule from "../../AuthorizationCode.js"
-import { authorizeLocal } from "../../authorizeLocal.js"
 import * as ClientCredentials from "../../ClientCredentials.js"
 import { runSyncOrThrow } from "../../bridge.js"
 import type { ConfigurationError } from "../../ServiceError.js"
@@ -26,6 +25,8 @@ export type AsyncOptions<O extends { readonly tokenCache?: unknown }> = Omit<O, 
   Runtime.FacadeOptions & {
     readonly tokenCache?: TokenCache.TokenCache | Runtime.PromiseTokenCache | undefined
   }
+
+const loadAuthorizeLocal = Effect.promise(() => import("../../authorizeLocal.js"))
 
 /** A new runtime for a provider the facade object owns, and the provider service built in it (synchronously). */
 const ownedSource = <R>(
@@ -200,11 +201,14 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
    * Runs the authorization code flow on a loopback server (`authorizeLocal`) and resolves to the tokens, also cached.
    */
   authorizeLocal(options?: AsyncAuthorizeLocalOptions): Promise<TokenInfo> {
+    // loaded on use: the loopback server and the browser opener (node:http, node:child_process) cost every import
     return this.#runtime.run(
-      Effect.provideService(
-        authorizeLocal(toEffectOptions(options)),
-        AuthorizationCodeModule.AuthorizationCode,
-        this.#authorizationCode
+      Effect.flatMap(loadAuthorizeLocal, ({ authorizeLocal }) =>
+        Effect.provideService(
+          authorizeLocal(toEffectOptions(options)),
+          AuthorizationCodeModule.AuthorizationCode,
+          this.#authorizationCode
+        )
       )
     )
   }

@@ -11,6 +11,7 @@ import { ConfigurationError } from "../../ServiceError.js"
 import * as TokenCache from "../../TokenCache.js"
 import { TokenInfo, type TokenInfoJson } from "../../TokenInfo.js"
 import * as TokenStore from "../../TokenStore.js"
+import { loggerLayer } from "./logging.js"
 
 /**
  * A token cache for plain code backed by a file (see {@link fileTokenCache}).
@@ -50,10 +51,13 @@ const checkPath = (name: string, path: unknown): string => {
   return path
 }
 
+/** Runs a cache operation called from plain code, logging as a facade object does by default (stderr, warnings). */
+const run = <A, E>(effect: Effect.Effect<A, E>): Promise<A> => runPromise(Effect.provide(effect, loggerLayer({})))
+
 const plainView = (cache: Effect.Effect<TokenCache.TokenCache>): FileTokenCache => ({
-  get: () => runPromise(Effect.flatMap(cache, (c) => Effect.map(c.get, Option.getOrUndefined))),
-  set: (token) => runPromise(Effect.flatMap(cache, (c) => c.set(token))),
-  clear: () => runPromise(Effect.flatMap(cache, (c) => c.clear ?? Effect.void))
+  get: () => run(Effect.flatMap(cache, (c) => Effect.map(c.get, Option.getOrUndefined))),
+  set: (token) => run(Effect.flatMap(cache, (c) => c.set(token))),
+  clear: () => run(Effect.flatMap(cache, (c) => c.clear ?? Effect.void))
 })
 
 /**

@@ -1,0 +1,225 @@
+/**
+ * Part 12. `@service-sdk/promise`, the Promise API as one self-contained package: what installing it costs (packed
+ * and unpacked size, packages installed, from its tarball into an empty project), a cold `import` of it in that
+ * project against google-auth-library's import, and the cached-path and herd figures of parts 2-3 through the
+ * package, against `service-sdk/promise` (the facade it is built from) in the same run. Targets: 0 dependencies
+ * (1 package installed), unpacked ≤ 2 MB, cold import ≤ google-auth-library's, cached path and herd within the noise
+ * of the facade's.
+ */
+import { execFileSync, spawnSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { AsyncClientCredentials as FacadeClientCredentials } from "service-sdk/promise"
+import { type Context, credentials, repeatAsync } from "../context.js"
+import { measure, median, ratioOf, timed } from "../harness.js"
+import { gc } from "../machine.js"
+import { type Figure, figure } from "../report.js"
+import type { PartResult } from "./part.js"
+
+const benchDir = fileURLToPath(new URL("../../..", import.meta.url))
+const packageDir = join(benchDir, "..", "promise")
+const N = 1_000
+const HERD = 1_000
+
+interface Provider {
+  readonly getAccessToken: () => Promise<string>
+  readonly close: () => Promise<void>
+}
+
+/** Every package.json directly under a node_modules folder, at any depth: the packages installed. */
+const countPackages = (modules: string): number =>
+  readdirSync(modules, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
+    .reduce((count, entry) => {
+      const path = join(modules, entry.name)
+      if (entry.name.startsWith("@")) return count + countPackages(path)
+      const nested = join(path, "node_modules")
+      return count + 1 + (readdirSync(path).includes("node_modules") ? countPackages(nested) : 0)
+    }, 0)
+
+const npm = (args: ReadonlyArray<string>, cwd: string) =>
+  execFileSync("npm", [...args], {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, npm_config_loglevel: "error", npm_config_fund: "false", npm_config_audit: "false" }
+  })
+
+/** Packs the package and installs the tarball into an empty project; sizes, packages, seconds. */
+const install = (dir: string) => {
+  // the build is `npm run bench`'s (scripts/build.mjs after tsc -b): packed as built
+  const [packed] = JSON.parse(
+    npm(["pack", "--json", "--ignore-scripts", "--pack-destination", dir], packageDir)
+  ) as ReadonlyArray<{
+    readonly filename: string
+    readonly size: number
+    readonly unpackedSize: number
+  }>
+  const project = join(dir, "app")
+  mkdirSync(project)
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }))
+  const tarball = join(dir, packed!.filename.replace(/^@/, "").replace("/", "-"))
+  const started = performance.now()
+  npm(["install", "--prefer-offline", "--no-package-lock", tarball], project)
+  const seconds = (performance.now() - started) / 1000
+  return { project, packed: packed!, seconds, packages: countPackages(join(project, "node_modules")) }
+}
+
+const coldImport = (cwd: string, specifier: string): number => {
+  const start = process.hrtime.bigint()
+  const result = spawnSync(
+    process.execPath,
+    ["--input-type=module", "-e", `import * as m from "${specifier}"; void m`],
+    {
+      cwd,
+      encoding: "utf8"
+    }
+  )
+  if (result.status !== 0) throw new Error(`import "${specifier}" failed: ${result.stderr.slice(0, 500)}`)
+  return Number(process.hrtime.bigint() - start) / 1e6
+}
+
+/** K concurrent calls on a fresh provider: wall time and the token requests the emulator answered. */
+const herdRound = async (context: Context, provider: Provider) => {
+  try {
+    await gc(2)
+    const before = await context.emulator.tokenRequests()
+    const { ms } = await timed(() => Promise.all(Array.from({ length: HERD }, () => provider.getAccessToken())))
+    return { ms, requests: (await context.emulator.tokenRequests()) - before }
+  } finally {
+    await provider.close()
+  }
+}
+
+export const promisePackage = async (context: Context): Promise<PartResult> => {
+  const dir = mkdtempSync(join(tmpdir(), "bench-promise-package-"))
+  try {
+    context.log("  packing and installing @service-sdk/promise")
+    const installed = install(dir)
+    const runs = context.sizes.startupRuns
+    const mine: Array<number> = []
+    const google: Array<number> = []
+    if (!context.quick) {
+      coldImport(installed.project, "@service-sdk/promise")
+      coldImport(benchDir, "google-auth-library")
+    }
+    for (let run = 0; run < runs; run++) {
+      mine.push(coldImport(installed.project, "@service-sdk/promise"))
+      google.push(coldImport(benchDir, "google-auth-library"))
+    }
+
+    // the package as built (dist, the same file the tarball carries), loaded into this process
+    const Package = (await import("@service-sdk/promise")) as unknown as {
+      readonly AsyncClientCredentials: new (options: object) => Provider
+    }
+    const makePackage = () => new Package.AsyncClientCredentials(credentials(context))
+    const makeFacade = () => new FacadeClientCredentials(credentials(context))
+    const pkg = makePackage()
+    const facade = makeFacade()
+    await pkg.getAccessToken()
+    await facade.getAccessToken()
+    const [cachedPackage, cachedFacade] = await measure(
+      [
+        { name: "package", batch: N, async: true, fn: () => repeatAsync(() => pkg.getAccessToken(), N) },
+        { name: "facade", batch: N, async: true, fn: () => repeatAsync(() => facade.getAccessToken(), N) }
+      ],
+      context.settings
+    )
+    await Promise.all([pkg.close(), facade.close()])
+
+    const herd = { package: [] as Array<number>, facade: [] as Array<number>, requests: [] as Array<number> }
+    await herdRound(context, makePackage())
+    await herdRound(context, makeFacade())
+    for (let round = 0; round < context.sizes.herdRounds; round++) {
+      // alternate which goes first
+      const order = round % 2 === 0 ? (["package", "facade"] as const) : (["facade", "package"] as const)
+      for (const which of order) {
+        const result = await herdRound(context, which === "package" ? makePackage() : makeFacade())
+        herd[which].push(result.ms)
+        if (which === "package") herd.requests.push(result.requests)
+      }
+    }
+
+    const mb = (bytes: number) => bytes / (1024 * 1024)
+    const opsPerSecond = (nsPerOp: number) => 1e9 / nsPerOp
+    const figures: ReadonlyArray<Figure> = [
+      figure(
+        {
+          label: "packages installed (the tarball into an empty project)",
+          value: installed.packages,
+          unit: "requests"
+        },
+        { target: { on: "value", op: "==", limit: 1 } }
+      ),
+      figure({ label: "packed size", value: mb(installed.packed.size), unit: "MB" }),
+      figure(
+        { label: "unpacked size", value: mb(installed.packed.unpackedSize), unit: "MB" },
+        { target: { on: "value", op: "<=", limit: 2 } }
+      ),
+      figure(
+        { label: 'cold import "@service-sdk/promise": wall time', value: median(mine), unit: "ms" },
+        {
+          baseline: { label: 'import "google-auth-library"', value: median(google), unit: "ms" },
+          ratio: ratioOf(mine, google),
+          target: { on: "ratio", op: "<=", limit: 1 }
+        }
+      ),
+      figure(
+        {
+          label: "cached getAccessToken() through the package",
+          value: opsPerSecond(cachedPackage!.nsPerOp),
+          unit: "ops/s"
+        },
+        {
+          baseline: {
+            label: "the same through service-sdk/promise",
+            value: opsPerSecond(cachedFacade!.nsPerOp),
+            unit: "ops/s"
+          },
+          ratio: ratioOf(cachedFacade!.rounds, cachedPackage!.rounds),
+          target: { on: "ratio", op: ">=", limit: 0.8 }
+        }
+      ),
+      figure(
+        {
+          label: `herd K = ${HERD.toLocaleString("en-US")} through the package: token requests (max)`,
+          value: Math.max(...herd.requests),
+          unit: "requests"
+        },
+        { target: { on: "value", op: "==", limit: 1 } }
+      ),
+      figure(
+        {
+          label: `herd K = ${HERD.toLocaleString("en-US")} through the package: wall time`,
+          value: median(herd.package),
+          unit: "ms"
+        },
+        {
+          baseline: { label: "the same through service-sdk/promise", value: median(herd.facade), unit: "ms" },
+          ratio: ratioOf(herd.package, herd.facade),
+          target: { on: "ratio", op: "<=", limit: 1.25 }
+        }
+      )
+    ]
+    return {
+      title: "@service-sdk/promise (the Promise API as one package)",
+      figures,
+      notes: [
+        `install: npm install --prefer-offline of the packed tarball into an empty project took ${installed.seconds.toFixed(1)} s (npm's cache warm); "requests" in the first row counts packages`,
+        `cold import: ${runs} process(es) each, interleaved, spawn to exit; the package from the installed project, google-auth-library from packages/bench`,
+        "cached path and herd: both on their default HTTP client (the package: Node's fetch; the facade: undici), default options, the emulator's 20 ms token latency; ratio for the cached path = throughput over the facade's"
+      ],
+      data: {
+        install: installed,
+        coldImportMs: { package: mine, googleAuthLibrary: google },
+        cachedPackage,
+        cachedFacade,
+        herd
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Plain from "@service-sdk/promise"
+import { readFileSync } from "node:fs"
+import { builtinModules } from "node:module"
+import { join } from "node:path"
+import * as Facade from "service-sdk/promise"
+
+const root = join(import.meta.dirname, "..")
+
+/**
+ * Compile-time: what the facade hands out fits the package's plain types (never called). Inputs are not checked
+ * this way: the plain types describe a `Secret` as opaque, where the facade names Effect's `Redacted`.
+ */
+export const facadeFitsPlainTypes = async () => {
+  const auth = new Facade.AsyncAuthorizationCode()
+  const client = new Facade.AsyncServiceClient()
+  const users = new Facade.AsyncUserTokens({ store: Facade.directoryTokenStore("x") })
+  const token: Plain.TokenInfo = await auth.exchangeCode("c")
+  const pending: Plain.PendingAuthorization = await auth.beginAuthorization()
+  const local: Plain.TokenInfo = await Facade.asyncAuthorizeLocal(auth)
+  const json: Plain.TokenInfoJson = Facade.tokenInfoToJson(await auth.exchangeCode("c"))
+  const cache: Plain.TokenInfo | undefined = await Facade.fileTokenCache("x").get()
+  const store: Plain.TokenInfo | undefined = await Facade.directoryTokenStore("x")("u").get()
+  const accessToken: string = await users.forUser("u").getAccessToken()
+  const results: [Plain.User, Plain.Album, Plain.Paging<Plain.SavedTrack>, Plain.FollowedArtists] = [
+    await client.users.me(),
+    await client.albums.get("a"),
+    await client.library.savedTracks(),
+    await client.follows.followedArtists()
+  ]
+  const playback: Plain.PlaybackState | undefined = await client.player.playbackState()
+  const snapshot: Plain.PlaylistSnapshot = await client.playlists.addItems("p", [])
+  const retryAfter: Plain.Duration = (null as unknown as Facade.RateLimitError).retryAfter
+  return [token, pending, local, json, cache, store, accessToken, results, playback, snapshot, retryAfter]
+}
+
+describe("@service-sdk/promise", () => {
+  it("exports the facade's own classes and functions (one source)", () => {
+    expect(Plain.AsyncClientCredentials).toBe(Facade.AsyncClientCredentials)
+    expect(Plain.AsyncAuthorizationCode).toBe(Facade.AsyncAuthorizationCode)
+    expect(Plain.AsyncServiceClient).toBe(Facade.AsyncServiceClient)
+    expect(Plain.AsyncUserTokens).toBe(Facade.AsyncUserTokens)
+    expect(Plain.fileTokenCache).toBe(Facade.fileTokenCache)
+    expect(Plain.directoryTokenStore).toBe(Facade.directoryTokenStore)
+    expect(Plain.ConfigurationError).toBe(Facade.ConfigurationError)
+    expect(Plain.ServiceError).toBe(Facade.ServiceError)
+    expect(() => new Plain.AsyncClientCredentials(null as never)).toThrow(Plain.ConfigurationError)
+  })
+
+  it("has no dependencies and no peers", () => {
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
+    expect(manifest.dependencies).toEqual({})
+    expect(manifest.peerDependencies).toBeUndefined()
+    expect(manifest.optionalDependencies).toBeUndefined()
+    expect(manifest.engines).toEqual({ node: ">=20" })
+    expect(manifest.sideEffects).toBe(false)
+  })
+
+  it("ships .d.ts that mention no Effect type and import nothing", () => {
+    const types = readFileSync(join(root, "dist", "index.d.ts"), "utf8")
+    expect(types).not.toMatch(/\bimport\b|from "|effect\/|Redacted|Layer<|Effect</)
+    expect(types).toMatch(/export declare const fileTokenCache/)
+    expect(readFileSync(join(root, "dist", "index.d.cts"), "utf8")).toBe(types)
+  })
+
+  it("bundles everything: the built module loads only Node's built-in modules (and the app's ioredis, on use)", () => {
+    const bundle = readFileSync(join(root, "dist", "index.cjs"), "utf8")
+    const loaded = [...bundle.matchAll(/(?:require|import)\("([^"]+)"\)/g)].map((match) => match[1]!)
+    expect(loaded.length).toBeGreaterThan(0)
+    // ioredis is the app's own, required only when a Redis cache connects with a `url`
+    expect(loaded.filter((name) => !builtinModules.includes(name.replace(/^node:/, "")))).toEqual(["ioredis"])
+  })
+})
