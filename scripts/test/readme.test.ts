@@ -26,7 +26,13 @@ describe("README", () => {
 
   it("every package has a README whose TypeScript blocks compile", () => {
     const paths: ReadonlyArray<string> = readmes().slice(1)
-    expect(paths.map((path) => path.split("/").at(-2)).sort()).toEqual(["cli", "emulator", "promise", "redis", "service-sdk"])
+    expect(paths.map((path) => path.split("/").at(-2)).sort()).toEqual([
+      "cli",
+      "emulator",
+      "promise",
+      "redis",
+      "service-sdk"
+    ])
     for (const path of paths) {
       const { errors } = check(path)
       expect(errors.join("\n")).toBe("")
