@@ -1,20 +1,25 @@
 /**
- * The consumer test: what a user installs. Every package is packed with `npm pack` (the CLI's `prepack` builds its
- * bundle), the tarballs are installed with `npm install` (from the npm registry) into a fresh temp project beside
- * `effect` 3.22.3, the patch before the pinned one, with the platform versions that accept it. There a program is
- * type-checked (the repo's `tsc`, strict NodeNext) and run against the emulator from the installed
- * `@service-sdk/emulator`, a `.cjs` file `require`s `service-sdk/promise`, and `npm ls` shows one copy of `effect`.
- * `publint` and `attw --pack --profile esm-only` check each package as published.
+ * The consumer test: what a user installs, the way the README's Install section says. `npm run pack`'s code
+ * (`scripts/pack.mjs`: `tsc -b`, then `npm pack` of every non-private workspace package; the CLI's `prepack` builds
+ * its bundle) packs the tarballs, and the `npm install <tarballs>` line it prints is run as printed in a fresh temp
+ * project that already depends on `effect` 3.22.3, the patch before the pinned one, with the platform versions that
+ * accept it (npm resolves the rest from the registry). There a program is type-checked (the repo's `tsc`, strict
+ * NodeNext) and run against the emulator from the installed `@service-sdk/emulator`, a `.cjs` file `require`s
+ * `service-sdk/promise`, and `npm ls` shows one copy of `effect`. `publint` and `attw --pack --profile esm-only`
+ * check each package as published.
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { pack, publishablePackages } from "../pack.mjs"
 
 const root = join(import.meta.dirname, "..", "..")
 const bin = (name: string) => join(root, "node_modules", ".bin", name)
-const packages = ["service-sdk", "emulator", "redis", "cli"]
+// every publishable workspace package, as the pack script finds them
+const published = publishablePackages()
+const packages = published.map((p) => p.dir)
 const EFFECT = "3.22.3"
 
 const run = (command: string, args: ReadonlyArray<string>, cwd: string) => {
@@ -27,30 +32,16 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string) => {
 }
 
 let dir = ""
-const tarballs: Record<string, string> = {}
+let tarballs: Record<string, string> = {}
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "service-sdk-consumer-"))
   const packs = join(dir, "packs")
-  mkdirSync(packs)
-  execFileSync(bin("tsc"), ["-b"], { cwd: root, stdio: "pipe" })
-  const packed = JSON.parse(
-    execFileSync(
-      "npm",
-      ["pack", "--json", "--pack-destination", packs, ...packages.map((p) => `--workspace=packages/${p}`)],
-      {
-        cwd: root,
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"]
-      }
-    )
-  ) as ReadonlyArray<{ name: string; filename: string }>
-  for (const { filename, name } of packed) tarballs[name] = join(packs, filename.replace(/^@/, "").replace("/", "-"))
-  for (const file of readdirSync(packs)) {
-    const name = Object.keys(tarballs).find((n) => tarballs[n]!.endsWith(file))
-    if (name === undefined) throw new Error(`unexpected tarball ${file}`)
-  }
+  const packed = pack({ out: packs })
+  tarballs = { ...packed.tarballs }
+  expect(readdirSync(packs).filter((file) => file.endsWith(".tgz")).length).toBe(packages.length)
 
+  // the user's app, already on Effect 3.22.x; then the README's line, as the pack script printed it
   const app = join(dir, "app")
   mkdirSync(app)
   writeFileSync(
@@ -63,13 +54,15 @@ beforeAll(() => {
         effect: EFFECT,
         "@effect/platform": "0.97.2",
         "@effect/platform-node": "0.108.2",
-        ioredis: "5.9.2",
-        ...Object.fromEntries(Object.entries(tarballs).map(([name, file]) => [name, `file:${file}`]))
+        ioredis: "5.9.2"
       }
     })
   )
-  const install = run("npm", ["install", "--no-audit", "--no-fund"], app)
-  if (install.status !== 0) throw new Error(`npm install failed:\n${install.output}`)
+  const [npm, install, ...files] = packed.install.split(" ")
+  expect([npm, install]).toEqual(["npm", "install"])
+  expect(files.length).toBe(packages.length)
+  const installed = run("npm", ["install", "--no-audit", "--no-fund", ...files], app)
+  if (installed.status !== 0) throw new Error(`${packed.install} failed:\n${installed.output}`)
 }, 300_000)
 
 afterAll(() => {
@@ -97,7 +90,16 @@ describe("consumer: the packed packages in a fresh project", () => {
       for (const peer of ["effect", "@effect/platform", "@effect/platform-node"]) {
         expect(manifest.dependencies?.[peer], `${name}: ${peer} is not a dependency`).toBeUndefined()
       }
-      expect(manifest.peerDependencies.effect, name).toMatch(/^\^3\.22\.\d+$/)
+      // a package whose published JS imports effect has it as a peer; a bundle (no import of it) has no peers
+      const js = execFileSync("tar", ["-xzOf", file, "--wildcards", "package/dist/*.js"], {
+        encoding: "utf8",
+        maxBuffer: 256 * 1024 * 1024
+      })
+      if (/\bfrom\s*"effect(\/[^"]*)?"/.test(js)) {
+        expect(manifest.peerDependencies?.effect, name).toMatch(/^\^3\.22\.\d+$/)
+      } else {
+        expect(manifest.peerDependencies ?? {}, `${name} bundles what it imports`).toEqual({})
+      }
       expect(manifest.license, name).toBe("MIT")
       expect(manifest.engines, name).toEqual({ node: ">=20" })
       expect(manifest.repository?.url, name).toMatch(/^git\+https:/)
@@ -228,14 +230,13 @@ describe("consumer: the packed packages in a fresh project", () => {
     expect(result.output).toContain("demo")
   })
 
-  it.each(packages)("publint and attw --profile esm-only are clean for %s", (name) => {
-    const packageDir = join(root, "packages", name)
+  it.each(packages)("publint and attw --profile esm-only are clean for %s", (packagePath) => {
+    const packageDir = join(root, packagePath)
+    const name = published.find((p) => p.dir === packagePath)!.name
     const publint = run(bin("publint"), ["run", packageDir, "--strict"], root)
     expect(publint.status, publint.output).toBe(0)
     expect(publint.output).not.toMatch(/warning|error|suggestion/i)
-    const file = Object.values(tarballs).find((tarball) =>
-      tarball.includes(name === "service-sdk" ? "/service-sdk-0" : `-${name}-`)
-    )!
+    const file = tarballs[name]!
     const attw = run(bin("attw"), [file, "--profile", "esm-only", "--format", "ascii"], root)
     expect(attw.status, attw.output).toBe(0)
   })
