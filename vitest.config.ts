@@ -1,8 +1,49 @@
+import { availableParallelism } from "node:os"
+import { BaseSequencer, type TestSpecification } from "vitest/node"
 import { defineConfig } from "vitest/config"
 import projects from "./vitest.workspace.js"
 
+/**
+ * Test files run side by side. Most suites spend their time waiting (token expiries, child processes, Chromium,
+ * redis-server, npm), not computing, so on a 2-core machine vitest's default (cores − 1 = one file at a time, every
+ * suite queued behind the others) wastes most of the run. Workers per core: 2, at least 3 in all; set
+ * SERVICE_SDK_TEST_WORKERS to change it. The Redis fault suites run in their own worker thread, one file at a time,
+ * beside these (vitest.workspace.ts). docs/decisions.md, "The test suite: time and load", has the measurements.
+ */
+const workers = Number(process.env.SERVICE_SDK_TEST_WORKERS) || Math.max(3, 2 * availableParallelism())
+
+/**
+ * Files known to take the longest start first, so that they do not become the tail of the run (vitest otherwise
+ * orders by the durations it cached from the last run, or by file size on a fresh clone).
+ */
+const slowFirst = [
+  "packages/bench/test/quick.test.ts",
+  "packages/emulator/test/integration/userTokens.test.ts",
+  "scripts/test/consumer",
+  "examples/web-app/test/browser.test.ts",
+  "packages/cli/test/"
+]
+
+class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: Array<TestSpecification>) {
+    const sorted = await super.sort(files)
+    const rank = (spec: TestSpecification) => {
+      const index = slowFirst.findIndex((hint) => spec.moduleId.includes(hint))
+      return index === -1 ? slowFirst.length : index
+    }
+    return sorted
+      .map((spec, index) => ({ spec, index }))
+      .sort((a, b) => rank(a.spec) - rank(b.spec) || a.index - b.index)
+      .map(({ spec }) => spec)
+  }
+}
+
 export default defineConfig({
   test: {
-    projects
+    projects,
+    pool: "forks",
+    maxWorkers: workers,
+    minWorkers: 1,
+    sequence: { sequencer: SlowFirstSequencer }
   }
 })

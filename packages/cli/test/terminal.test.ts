@@ -50,13 +50,11 @@ const run = (
   options: {
     env?: Record<string, string>
     onStdout?: (text: string, child: ChildProcess) => void
-    interruptAfterMs?: number
   } = {}
 ) =>
   new Promise<Result>((resolve, reject) => {
     const child = spawn(command, args, { env: options.env ?? cleanEnv(), stdio: ["ignore", "pipe", "pipe"] })
     children.push(child)
-    if (options.interruptAfterMs !== undefined) setTimeout(() => child.kill("SIGINT"), options.interruptAfterMs)
     let stdout = ""
     let stderr = ""
     const timer = setTimeout(() => {
@@ -155,14 +153,17 @@ describe("service-sdk CLI in a terminal and a pipe", () => {
   })
 
   it("Ctrl-C during token (a token endpoint that never answers) exits 130", async () => {
-    const server = Net.createServer(() => {})
+    // Ctrl-C once the token request has arrived: the CLI is up and waiting then (a fixed delay could fire before a
+    // loaded machine has loaded the bin, and SIGINT would just kill it)
+    const server = Net.createServer(() => {
+      setTimeout(() => children.at(-1)?.kill("SIGINT"), 200)
+    })
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     const address = server.address()
     const port = typeof address === "object" && address !== null ? address.port : 0
     try {
       const result = await cli(["token", "--auth-url", `http://127.0.0.1:${port}`], {
-        env: cleanEnv({ SERVICE_SDK_CLIENT_ID: "id", SERVICE_SDK_CLIENT_SECRET: "secret" }),
-        interruptAfterMs: 2000
+        env: cleanEnv({ SERVICE_SDK_CLIENT_ID: "id", SERVICE_SDK_CLIENT_SECRET: "secret" })
       })
       expect(result.code).toBe(130)
     } finally {

@@ -10,14 +10,17 @@ import { HttpLive, providerOptions, statsSince } from "./harness.js"
 
 const USERS = 1_000
 const CALLERS = 10
-/** Expiries per user; 10,000 requests a round take 5–15 s on this shared 2-core machine. */
-const ROUNDS = 3
+/** Expiries per user; 10,000 requests a round take 5–40 s on this shared 2-core machine (quiet to loaded). */
+const ROUNDS = 2
 /** Configured lifetime of refreshed tokens (s); with `skew` 1 s a token is served for 3 s after it is issued. */
 const LIFETIME = 4
 
-/** The emulator, `UserTokens` on a memory store and a base client, all over real loopback HTTP. */
+/**
+ * The emulator (rotating refresh tokens: each one is single-use, a replay is `invalid_grant`), `UserTokens` on a
+ * memory store and a base client, all over real loopback HTTP.
+ */
 const setup = Effect.gen(function* () {
-  const emulator = yield* Emulator.make({ tokenLifetime: LIFETIME })
+  const emulator = yield* Emulator.make({ tokenLifetime: LIFETIME, rotateRefreshTokens: true })
   const store = yield* TokenStore.memory()
   const context = yield* Layer.build(
     Layer.mergeAll(
@@ -51,7 +54,7 @@ const ids = Array.from({ length: USERS }, (_, i) => `user-${String(i).padStart(4
 
 describe("UserTokens against the emulator", () => {
   it.scopedLive(
-    `${USERS} users × ${CALLERS} callers over ${ROUNDS} expiries: no bearer mix-up, one refresh per user per expiry`,
+    `${USERS} users × ${CALLERS} callers over ${ROUNDS} expiries: no bearer mix-up, no refresh token used twice`,
     () =>
       Effect.gen(function* () {
         const { emulator, forUser, signIn } = yield* setup
@@ -77,10 +80,16 @@ describe("UserTokens against the emulator", () => {
           mixUps += answers.filter(([asked, answered]) => asked !== answered).length
         }
         expect(mixUps).toBe(0)
+        // Exact refresh counts are the single-flight tests' (TestClock). Live, on a loaded machine, a token may go
+        // stale or be answered 401 mid-round and be renewed once more; what must hold is the contract: every user
+        // renewed at every expiry, and no user refreshed more than once per issued token. The emulator rotates
+        // refresh tokens and rejects a replay with `invalid_grant`, so a second refresh from one token would have
+        // failed a call above (every call answered 200 for its own user).
         const delta = yield* since
-        expect(delta.refresh_token).toBe(USERS * ROUNDS)
-        expect(delta.api).toBe(USERS * CALLERS * ROUNDS)
-        expect(delta.apiByStatus).toEqual({ "200": USERS * CALLERS * ROUNDS })
+        expect(delta.refresh_token).toBeGreaterThanOrEqual(USERS * ROUNDS)
+        expect(delta.apiByStatus["200"]).toBe(USERS * CALLERS * ROUNDS)
+        // a request that reached the server after its token expired (401) was renewed and retried once, never failed
+        expect(Object.keys(delta.apiByStatus).filter((status) => status !== "200" && status !== "401")).toEqual([])
         const byUser = yield* emulator.apiRequestsByUser
         for (const id of ids) expect(byUser[id]).toBe(CALLERS * ROUNDS)
       }).pipe(Effect.provide(HttpLive)),
