@@ -7,8 +7,9 @@ import projects from "./vitest.workspace.js"
  * Test files run side by side. Most suites spend their time waiting (token expiries, child processes, Chromium,
  * redis-server, npm), not computing, so on a 2-core machine vitest's default (cores − 1 = one file at a time, every
  * suite queued behind the others) wastes most of the run. Workers per core: 2, at least 3 in all; set
- * SERVICE_SDK_TEST_WORKERS to change it. The Redis fault suites run in their own worker thread, one file at a time,
- * beside these (vitest.workspace.ts). docs/decisions.md, "The test suite: time and load", has the measurements.
+ * SERVICE_SDK_TEST_WORKERS to change it. (In a multi-project run vitest takes the worker count and
+ * `fileParallelism` from this root config only, never from a project.) The measurements: docs/decisions.md, "The
+ * test suite: time and load".
  */
 const workers = Number(process.env.SERVICE_SDK_TEST_WORKERS) || Math.max(3, 2 * availableParallelism())
 
@@ -17,10 +18,12 @@ const workers = Number(process.env.SERVICE_SDK_TEST_WORKERS) || Math.max(3, 2 * 
  * orders by the durations it cached from the last run, or by file size on a fresh clone).
  */
 const slowFirst = [
+  "packages/redis/test/faults/failover",
   "packages/bench/test/quick.test.ts",
   "packages/emulator/test/integration/userTokens.test.ts",
   "scripts/test/consumer",
   "examples/web-app/test/browser.test.ts",
+  "packages/redis/test/faults/",
   "packages/cli/test/"
 ]
 

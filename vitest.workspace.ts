@@ -23,18 +23,13 @@ export default [
   project("service-sdk"),
   project("emulator"),
   project("redis", { exclude: ["**/node_modules/**", "test/faults/**"] }),
-  // real redis-server and OS processes under faults (SIGSTOP, SIGKILL, CLIENT PAUSE, restarts): one file at a time,
-  // in their own worker thread, so that they run beside the other projects (the forks pool) instead of after them.
-  // (In a multi-project run, vitest reads `fileParallelism` and worker counts from the root config only; a project's
-  // `poolOptions.threads.singleThread` is what keeps its files in one worker, one after the other.)
+  // real redis-server, Cluster and Sentinel, and OS processes under faults (SIGSTOP, SIGKILL, CLIENT PAUSE,
+  // failovers, restarts): each file has its own servers and free ports and mostly waits, so files run side by side
   project("redis-faults", {
     root: "packages/redis",
     include: ["test/faults/**/*.test.ts"],
     globalSetup: ["test/faults/support/build.ts"],
-    pool: "threads",
-    poolOptions: { threads: { singleThread: true } },
-    fileParallelism: false,
-    testTimeout: 90_000
+    testTimeout: 180_000
   }),
   project("cli"),
   // the web app example (headless Chromium, redis-server and the built app)

@@ -21,6 +21,7 @@ const bin = (name: string) => join(root, "node_modules", ".bin", name)
 const published = publishablePackages()
 const packages = published.map((p) => p.dir)
 const EFFECT = "3.22.3"
+const IOREDIS = "5.10.1"
 
 const run = (command: string, args: ReadonlyArray<string>, cwd: string) => {
   const result = spawnSync(command, args, {
@@ -54,7 +55,8 @@ beforeAll(() => {
         effect: EFFECT,
         "@effect/platform": "0.97.2",
         "@effect/platform-node": "0.108.2",
-        ioredis: "5.9.2"
+        // another 5.x than the workspace's (5.9.2): the user's copy is the one @service-sdk/redis uses (a peer)
+        ioredis: IOREDIS
       }
     })
   )
@@ -108,6 +110,24 @@ describe("consumer: the packed packages in a fresh project", () => {
     }
   })
 
+  it("has one copy of ioredis, the user's (a peer of @service-sdk/redis)", () => {
+    const app = join(dir, "app")
+    const ls = run("npm", ["ls", "ioredis", "--all", "--parseable"], app)
+    expect(ls.status, ls.output).toBe(0)
+    const paths = new Set(ls.output.split("\n").filter((line) => line.endsWith("/node_modules/ioredis")))
+    expect([...paths]).toEqual([join(app, "node_modules", "ioredis")])
+    const version = execFileSync("node", ["-p", 'require("ioredis/package.json").version'], {
+      cwd: app,
+      encoding: "utf8"
+    })
+    expect(version.trim()).toBe(IOREDIS)
+    const manifest = JSON.parse(
+      execFileSync("tar", ["-xzOf", tarballs["@service-sdk/redis"]!, "package/package.json"], { encoding: "utf8" })
+    )
+    expect(manifest.peerDependencies.ioredis).toBe("^5")
+    expect(manifest.dependencies?.ioredis).toBeUndefined()
+  })
+
   it("has one copy of effect, the user's", () => {
     const app = join(dir, "app")
     const ls = run("npm", ["ls", "effect", "--all", "--parseable"], app)
@@ -148,7 +168,12 @@ describe("consumer: the packed packages in a fresh project", () => {
         'import { Emulator } from "@service-sdk/emulator"',
         'import { RedisTokenCache } from "@service-sdk/redis"',
         'import { Effect, Layer } from "effect"',
+        'import { Redis } from "ioredis"',
         'import { ClientCredentials, ServiceClient, TokenCache } from "service-sdk"',
+        "",
+        "// a user-made ioredis client type-checks as the cache's client (not connected here: lazyConnect)",
+        "const redis = new Redis({ lazyConnect: true, enableOfflineQueue: false })",
+        'const redisCache = RedisTokenCache.make({ client: redis, key: "service-sdk:token:consumer" })',
         "",
         "const program = Effect.gen(function* () {",
         "  const emulator = yield* Emulator.make()",
@@ -167,7 +192,7 @@ describe("consumer: the packed packages in a fresh project", () => {
         "    Effect.provide(layer)",
         "  )",
         "  const stats = yield* emulator.stats",
-        "  return { album: album.name, tokenRequests: stats.tokenRequests.total, redis: typeof RedisTokenCache.make }",
+        "  return { album: album.name, tokenRequests: stats.tokenRequests.total, redis: typeof RedisTokenCache.make, redisCache: Effect.isEffect(redisCache) }",
         "}).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))",
         "",
         "console.log(JSON.stringify(await Effect.runPromise(program)))",
@@ -182,6 +207,7 @@ describe("consumer: the packed packages in a fresh project", () => {
     const printed = JSON.parse(result.output.trim().split("\n").at(-1)!)
     expect(printed.tokenRequests).toBe(1)
     expect(printed.redis).toBe("function")
+    expect(printed.redisCache).toBe(true)
     expect(typeof printed.album).toBe("string")
     expect(printed.album.length).toBeGreaterThan(0)
   })

@@ -41,8 +41,9 @@ export interface Options {
   /** The key of the shared token, e.g. `service-sdk:token:<clientId>`; the lock is `<key>:lock`. */
   readonly key: string
   /**
-   * How long the lock outlives a holder that stopped (a crashed process), default 30 s. A live holder extends it
-   * every third of this, so a token request may take longer than `lockTtl`.
+   * How long a lock nobody extends lives (its holder crashed, or its release was lost in a failover), default 10 s:
+   * the longest any process waits for such a lock. A live holder extends it every third of this (at least once a
+   * second), so a token request may take longer than `lockTtl`.
    */
   readonly lockTtl?: Duration.DurationInput | undefined
   /**
@@ -52,7 +53,11 @@ export interface Options {
   readonly lockWait?: Duration.DurationInput | undefined
   /** The pause between two tries for the lock, jittered to 50–150 %, default 50 ms. */
   readonly pollInterval?: Duration.DurationInput | undefined
-  /** The longest wait for one Redis reply (and for the connection), default 5 s. */
+  /**
+   * The longest wait for one Redis command (and for the connection to be ready), default 5 s. While Redis is away
+   * (a failover, a reconnection) a command is tried again until then, so a failover shorter than this costs callers
+   * a wait, not an error.
+   */
   readonly commandTimeout?: Duration.DurationInput | undefined
 }
 
@@ -104,13 +109,18 @@ export const make = (
   options: Options
 ): Effect.Effect<TokenCache.TokenCache, TokenCacheError | ConfigurationError, Scope.Scope> =>
   Effect.gen(function* () {
-    const { key } = options
+    const checked = yield* Shared.object<Options>(
+      "RedisTokenCache",
+      options,
+      `{ url: "redis://127.0.0.1:6379", key: "service-sdk:token:my-app" }`
+    )
+    const { key } = checked
     if (typeof key !== "string" || key.trim() === "") {
       return yield* new ConfigurationError({
         message: "RedisTokenCache needs a key, e.g. service-sdk:token:<clientId>"
       })
     }
-    const { connection, lock } = yield* Shared.resolve("RedisTokenCache", options)
+    const { connection, lock } = yield* Shared.resolve("RedisTokenCache", checked)
     return Cache.make(connection, key, { ...lock, lockKey: lockKey(key) })
   })
 

@@ -66,13 +66,18 @@ export const make = (
   options: Options
 ): Effect.Effect<TokenStore.TokenStore, TokenCacheError | ConfigurationError, Scope.Scope> =>
   Effect.gen(function* () {
-    const prefix = options?.prefix
+    const checked = yield* Shared.object<Options>(
+      "RedisTokenStore",
+      options,
+      `{ url: "redis://127.0.0.1:6379", prefix: "my-app:tokens:" }`
+    )
+    const prefix = checked.prefix
     if (typeof prefix !== "string" || prefix === "") {
       return yield* new ConfigurationError({
         message: "RedisTokenStore needs a prefix for its keys, e.g. my-app:tokens:"
       })
     }
-    const { connection, lock } = yield* Shared.resolve("RedisTokenStore", options)
+    const { connection, lock } = yield* Shared.resolve("RedisTokenStore", checked)
     return (userId: string): TokenCache.TokenCache => {
       const key = userKey(prefix, userId)
       return Cache.make(connection, key, { ...lock, lockKey: lockKey(key) })

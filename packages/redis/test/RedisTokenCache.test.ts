@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { RedisTokenCache } from "@service-sdk/redis"
 import { expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -11,6 +12,7 @@ import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
 import { TokenCacheError, TokenInfo } from "service-sdk"
+import { startProxy } from "./support/proxy.js"
 import { describeRedis, freePort } from "./support/redisServer.js"
 
 const uniqueKey = () => `test:token:${randomUUID()}`
@@ -251,11 +253,11 @@ describeRedis("RedisTokenCache", (server) => {
   )
 
   it.scopedLive(
-    "Redis down under a borrowed client: get and set fail within commandTimeout, never showing the token",
+    "Redis down under a borrowed client: make fails within commandTimeout; a client gone later fails get and set, never showing the token",
     () =>
       Effect.gen(function* () {
         const port = yield* fromPromise(freePort)
-        const client = yield* Effect.acquireRelease(
+        const down = yield* Effect.acquireRelease(
           Effect.sync(() => {
             const redis = new Redis({ host: "127.0.0.1", port, lazyConnect: true })
             redis.on("error", () => {})
@@ -263,10 +265,22 @@ describeRedis("RedisTokenCache", (server) => {
           }),
           (redis) => Effect.sync(() => redis.disconnect())
         )
+        const started = Date.now()
+        const makeError = yield* Effect.flip(
+          Effect.scoped(RedisTokenCache.make({ client: down, key: uniqueKey(), commandTimeout: "300 millis" }))
+        )
+        expect(makeError).toBeInstanceOf(TokenCacheError)
+        expect(makeError.message).toContain(`127.0.0.1:${port}`)
+        expect(makeError.message).toMatch(/not ready/)
+        expect(Date.now() - started).toBeLessThan(2000)
+
+        const client = new Redis({ host: "127.0.0.1", port: server().port, enableOfflineQueue: false })
+        client.on("error", () => {})
         const tokens = yield* RedisTokenCache.make({ client, key: uniqueKey(), commandTimeout: "300 millis" })
+        client.disconnect()
         const getError = yield* Effect.flip(tokens.get)
         expect(getError).toBeInstanceOf(TokenCacheError)
-        expect(getError.message).toContain(`127.0.0.1:${port}`)
+        expect(getError.message).toContain(`127.0.0.1:${server().port}`)
         const setError = yield* Effect.flip(
           tokens.set(token({ expiresAt: nowSeconds() + 60, refreshToken: "rt-secret-abcdef" }))
         )
@@ -278,6 +292,71 @@ describeRedis("RedisTokenCache", (server) => {
         const lockError = yield* Effect.flip(tokens.withLock!(Effect.void))
         expect(lockError).toBeInstanceOf(TokenCacheError)
       })
+  )
+
+  it.live(
+    "withLock: a release that failed (Redis away) is retried in the background; the lock goes long before its TTL",
+    () =>
+      Effect.gen(function* () {
+        const proxy = yield* fromPromise(() => startProxy(server().port))
+        const key = uniqueKey()
+        const lockKey = RedisTokenCache.lockKey(key)
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            // the default lockTtl (10 s): a lock left behind would stop every process for that long
+            const tokens = yield* RedisTokenCache.make({ url: proxy.url, key, commandTimeout: "300 millis" })
+            yield* tokens.withLock!(
+              Effect.sync(() => {
+                proxy.cut() // Redis away just as the holder is done: its release cannot reach it
+              })
+            )
+            expect(yield* fromPromise(() => admin().exists(lockKey))).toBe(1)
+            yield* Effect.sleep("1500 millis")
+            expect(yield* fromPromise(() => admin().exists(lockKey))).toBe(1)
+            const cutFor = Date.now()
+            proxy.restore()
+            yield* eventually(
+              Effect.map(
+                fromPromise(() => admin().exists(lockKey)),
+                (n) => n === 0
+              ),
+              4000
+            )
+            const gone = Date.now() - cutFor
+            expect(gone).toBeLessThan(4000)
+            // the lock was deleted, not expired: its TTL (10 s) was nowhere near
+            expect(yield* tokens.withLock!(Effect.succeed("next"))).toBe("next")
+          })
+        )
+        yield* fromPromise(() => proxy.close())
+      }),
+    20_000
+  )
+
+  it.live("the default lockTtl is 10 s, extended at least every third of it", () =>
+    Effect.gen(function* () {
+      expect(RedisTokenCache.defaults.lockTtl).toEqual(Duration.seconds(10))
+      const key = uniqueKey()
+      const lockKey = RedisTokenCache.lockKey(key)
+      const ttls = yield* Effect.scoped(
+        Effect.flatMap(cache({ key }), (tokens) =>
+          tokens.withLock!(
+            Effect.gen(function* () {
+              const seen: Array<number> = []
+              for (let i = 0; i < 4; i++) {
+                seen.push(yield* fromPromise(() => admin().pttl(lockKey)))
+                yield* Effect.sleep("700 millis")
+              }
+              return seen
+            })
+          )
+        )
+      )
+      expect(ttls[0]).toBeGreaterThan(9000)
+      expect(ttls[0]).toBeLessThanOrEqual(10_000)
+      // 2.1 s later it is still above two thirds: the heartbeat extended it
+      expect(Math.min(...ttls)).toBeGreaterThan(10_000 * (2 / 3))
+    })
   )
 
   it.live("a Redis error reply (wrong password) is a TokenCacheError without the password", () =>

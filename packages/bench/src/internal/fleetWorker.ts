@@ -8,11 +8,14 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { RedisTokenCache } from "@service-sdk/redis"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { Redis } from "ioredis"
 import { ClientCredentials, TokenCache } from "service-sdk"
 
 interface Config {
   /** the shared cache, or none: each process on its own (the baseline) */
   readonly redisUrl: string | null
+  /** a Sentinel group instead of `redisUrl` (the failover figure), with the README's client recipe */
+  readonly sentinel?: { readonly sentinels: ReadonlyArray<{ host: string; port: number }>; readonly name: string }
   readonly key: string
   readonly authUrl: string
   readonly clientId: string
@@ -29,11 +32,29 @@ const WAIT_MS = 1
 const config = JSON.parse(process.argv[2] ?? "{}") as Config
 const go = new Promise<void>((resolve) => createInterface({ input: process.stdin }).once("line", () => resolve()))
 
+const sentinelClient = (sentinel: NonNullable<Config["sentinel"]>) => {
+  const client = new Redis({
+    sentinels: [...sentinel.sentinels],
+    name: sentinel.name,
+    enableOfflineQueue: false,
+    commandTimeout: 5_000,
+    maxRetriesPerRequest: 1,
+    autoResendUnfulfilledCommands: false,
+    retryStrategy: (times) => Math.min(100 * times, 1000),
+    sentinelRetryStrategy: (times) => Math.min(100 * times, 1000),
+    reconnectOnError: (error) => error.message.startsWith("READONLY")
+  })
+  client.on("error", () => {})
+  return client
+}
+
 const program = Effect.gen(function* () {
   const tokenCache =
-    config.redisUrl === null
-      ? yield* TokenCache.memory()
-      : yield* RedisTokenCache.make({ url: config.redisUrl, key: config.key })
+    config.sentinel !== undefined
+      ? yield* RedisTokenCache.make({ client: sentinelClient(config.sentinel), key: config.key })
+      : config.redisUrl === null
+        ? yield* TokenCache.memory()
+        : yield* RedisTokenCache.make({ url: config.redisUrl, key: config.key })
   const provider = yield* ClientCredentials.make({
     clientId: config.clientId,
     clientSecret: config.clientSecret,

@@ -3,6 +3,7 @@
  * client, its address without credentials for messages, and every command bounded by a timeout with its failures
  * mapped to `TokenCacheError`.
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -42,6 +43,19 @@ end
 if not same then return 0 end
 if ARGV[3] == "0" then redis.call("set", KEYS[1], ARGV[2]) else redis.call("set", KEYS[1], ARGV[2], "PX", ARGV[3]) end
 return 1`
+  },
+  /**
+   * Takes the lock KEYS[1] for ARGV[1] for ARGV[2] ms if it is free (`SET NX PX`), or if ARGV[1] has it already (a
+   * try whose reply was lost, sent again): 1 when ARGV[1] holds it. A lock without an expiry (never ours: ours always
+   * have one) is given one, so no lock is waited on for longer than its TTL.
+   */
+  serviceSdkLockAcquire: {
+    numberOfKeys: 1,
+    lua: `local owner = redis.call("get", KEYS[1])
+if owner == false then redis.call("set", KEYS[1], ARGV[1], "PX", ARGV[2]) return 1 end
+if owner == ARGV[1] then redis.call("pexpire", KEYS[1], ARGV[2]) return 1 end
+if redis.call("pttl", KEYS[1]) < 0 then redis.call("pexpire", KEYS[1], ARGV[2]) end
+return 0`
   },
   /** Deletes the lock KEYS[1] only if ARGV[1] owns it. */
   serviceSdkLockRelease: {
@@ -153,26 +167,68 @@ export const describeClient = (client: Redis | Cluster): string => {
   return `${scheme}://${options.host ?? "127.0.0.1"}:${options.port ?? 6379}${options.db ? `/${options.db}` : ""}`
 }
 
+/**
+ * Whether a failure is Redis being away for a while (a reconnection, a failover, a cluster re-electing a master)
+ * rather than an answer: such a command is tried again until its deadline. Every command the cache sends may run
+ * twice (the lock's scripts are keyed by owner, the compare-and-set compares), so a retry never does harm.
+ */
+export const isTransient = (cause: unknown): boolean => {
+  const message = cause instanceof Error ? cause.message : typeof cause === "string" ? cause : ""
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : ""
+  if (/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTCONN)$/.test(code)) return true
+  if (/^(CLUSTERDOWN|TRYAGAIN|LOADING|READONLY|MASTERDOWN|NOREPLICAS|UNBLOCKED)\b/.test(message)) return true
+  return (
+    /Stream isn't writeable|Connection is closed|max retries per request|Cluster isn't ready|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|All sentinels are unreachable|Command timed out|ECONNREFUSED|ECONNRESET/.test(
+      message
+    ) ||
+    (cause instanceof Error && cause.name === "ClusterAllFailedError")
+  )
+}
+
+/** The first pause between two tries of a command while Redis is away; it doubles up to {@link RETRY_MAX}. */
+const RETRY_FIRST = 25
+const RETRY_MAX = 250
+
 const makeRun =
   (
-    commands: Commands,
+    client: Redis | Cluster,
     address: string,
     timeout: Duration.Duration,
     secrets: ReadonlyArray<string>
   ): Connection["run"] =>
-  (what, command) =>
+  (what, command) => {
+    const commands = client as unknown as Commands
+    const timeoutMillis = Duration.toMillis(timeout)
+    const failed = (cause: unknown, retriedMillis: number) =>
+      new TokenCacheError({
+        message:
+          `Redis ${what} failed on ${address}: ${describeFailure(cause, secrets)}` +
+          (retriedMillis > 0 ? ` (Redis away for ${Math.round(retriedMillis)} ms, given up)` : ""),
+        cause: safeCause(cause, secrets)
+      })
+    // One behaviour while Redis is away (a failover, a reconnection): the command is tried again, with short pauses,
+    // until an answer or its deadline (`commandTimeout`), then it is a TokenCacheError. A call thus waits out a short
+    // failover instead of failing, and never waits longer than the command timeout for one command.
+    const attempts = Effect.gen(function* () {
+      const start = yield* Clock.currentTimeMillis
+      let pause = RETRY_FIRST
+      while (true) {
+        const result = yield* Effect.either(
+          Effect.tryPromise({ try: () => command(commands), catch: (cause) => cause })
+        )
+        if (result._tag === "Right") return result.right
+        const cause = result.left
+        const elapsed = (yield* Clock.currentTimeMillis) - start
+        if (client.status === "end" || !isTransient(cause) || elapsed + pause >= timeoutMillis) {
+          return yield* Effect.fail(failed(cause, isTransient(cause) ? elapsed : 0))
+        }
+        yield* Effect.sleep(Duration.millis(pause))
+        pause = Math.min(2 * pause, RETRY_MAX)
+      }
+    })
     // Interruptible even inside an uninterruptible region (the lock's acquire), so that the timeout can abandon a
     // command that never settles; the caller's own interruption still waits for the region's end.
-    Effect.interruptible(
-      Effect.tryPromise({
-        try: () => command(commands),
-        catch: (cause) =>
-          new TokenCacheError({
-            message: `Redis ${what} failed on ${address}: ${describeFailure(cause, secrets)}`,
-            cause: safeCause(cause, secrets)
-          })
-      })
-    ).pipe(
+    return Effect.interruptible(attempts).pipe(
       Effect.timeoutFail({
         duration: timeout,
         onTimeout: () =>
@@ -181,13 +237,75 @@ const makeRun =
           })
       })
     )
+  }
 
-/** A client the caller owns and closes: used as is. */
-export const borrow = (client: Redis | Cluster, timeout: Duration.Duration): Connection => {
-  const address = describeClient(client)
-  defineScripts(client)
-  return { address, run: makeRun(client as unknown as Commands, address, timeout, []) }
-}
+/**
+ * Waits until a client is `ready` (connecting a lazy one), for at most `timeout`: a client that cannot connect (Redis
+ * down, a Sentinel group nobody knows, a cluster without a quorum) is a TokenCacheError that says why, never a hang,
+ * and the first call does not meet "Stream isn't writeable". A closed client is a ConfigurationError.
+ */
+const awaitReady = (
+  client: Redis | Cluster,
+  address: string,
+  timeout: Duration.Duration,
+  secrets: ReadonlyArray<string>
+): Effect.Effect<void, TokenCacheError | ConfigurationError> =>
+  Effect.suspend((): Effect.Effect<void, TokenCacheError | ConfigurationError> => {
+    if (client.status === "ready") return Effect.void
+    if (client.status === "end") {
+      return Effect.fail(
+        new ConfigurationError({
+          message: `the Redis client for ${address} is closed (quit or disconnected): pass a client that is open`
+        })
+      )
+    }
+    let lastError: unknown
+    return Effect.async<void>((resume) => {
+      const onReady = () => resume(Effect.void)
+      const onError = (error: unknown) => {
+        lastError = error
+      }
+      client.once("ready", onReady)
+      client.on("error", onError)
+      client.on("sentinelError", onError)
+      if (client.status === "wait") client.connect().catch(onError)
+      return Effect.sync(() => {
+        client.off("ready", onReady)
+        client.off("error", onError)
+        client.off("sentinelError", onError)
+      })
+    }).pipe(
+      Effect.timeoutFail({
+        duration: timeout,
+        onTimeout: () => {
+          const reason =
+            lastError === undefined
+              ? `status ${client.status}`
+              : /invalid reply: null|No such master/.test(describeFailure(lastError))
+                ? `no sentinel knows the master name (${describeFailure(lastError, secrets)})`
+                : describeFailure(lastError, secrets)
+          return new TokenCacheError({
+            message: `the Redis client for ${address} is not ready after ${Duration.format(timeout)}: ${reason}`,
+            ...(lastError === undefined ? {} : { cause: safeCause(lastError, secrets) })
+          })
+        }
+      })
+    )
+  })
+
+/** A client the caller owns and closes: used as is, once it is ready. */
+export const borrow = (
+  client: Redis | Cluster,
+  timeout: Duration.Duration
+): Effect.Effect<Connection, TokenCacheError | ConfigurationError> =>
+  Effect.suspend(() => {
+    const address = describeClient(client)
+    defineScripts(client)
+    return Effect.as(awaitReady(client, address, timeout, []), {
+      address,
+      run: makeRun(client, address, timeout, [])
+    } satisfies Connection)
+  })
 
 /**
  * A connection of our own to `url`, connected before it is returned (so a wrong address fails here) and closed
@@ -229,7 +347,7 @@ export const open = (
           Effect.promise(() => (redis.status === "ready" ? redis.quit().catch(() => "OK") : Promise.resolve("OK")))
         ).pipe(Effect.timeout("1 second"), Effect.ignore, Effect.ensuring(Effect.sync(() => redis.disconnect())))
     )
-    const run = makeRun(client as unknown as Commands, address, timeout, secrets)
+    const run = makeRun(client, address, timeout, secrets)
     yield* Effect.interruptible(Effect.tryPromise({ try: () => client.connect(), catch: (cause) => cause })).pipe(
       Effect.timeoutFail({
         duration: timeout,

@@ -1,9 +1,12 @@
 /**
- * The cross-process lock: `SET lockKey <owner> NX PX <ttl>`, taken by polling with jitter until `lockWait` passes,
- * kept alive by a heartbeat while its holder works, and released only by its owner (compare-and-delete in Lua).
- * A lock lost to its TTL (a stalled holder) costs at worst a second token request: a holder never deletes or extends
- * a lock it no longer owns (and the entry's compare-and-set keeps its late write from replacing a newer token). An
- * acquisition that timed out deletes its own lock afterwards, since its `SET NX` may still run when Redis resumes.
+ * The cross-process lock: `SET lockKey <owner> NX PX <ttl>` (in a script that also recognises its own owner, so a
+ * try sent again after a lost reply is not mistaken for another holder), taken by polling with jitter until
+ * `lockWait` passes, kept alive by a heartbeat while its holder works, and released only by its owner
+ * (compare-and-delete in Lua). A lock lost to its TTL (a stalled holder) costs at worst a second token request: a
+ * holder never deletes or extends a lock it no longer owns (and the entry's compare-and-set keeps its late write from
+ * replacing a newer token). A release that failed (a failover, Redis away) and an acquisition that timed out (its
+ * `SET NX` may still run when Redis resumes) are both retried in the background until the lock's TTL has passed, so
+ * neither leaves a lock behind for longer than it takes Redis to answer again.
  */
 import { randomUUID } from "node:crypto"
 import * as Clock from "effect/Clock"
@@ -17,7 +20,7 @@ import { type Connection, script } from "./connection.js"
 
 export interface LockOptions {
   readonly lockKey: string
-  /** How long the lock outlives a holder that stopped renewing it (a crashed process). */
+  /** How long the lock outlives a holder that stopped extending it (a crashed process, a lost release). */
   readonly ttl: Duration.Duration
   /** How long to wait for the lock before failing with TokenCacheError. */
   readonly wait: Duration.Duration
@@ -28,7 +31,7 @@ export interface LockOptions {
 /** How long a holder waits for its lock's release before going on (the release itself continues). */
 const RELEASE_WAIT = Duration.millis(100)
 
-/** How often a holder extends its lock: a third of its TTL, at least once a second. */
+/** How often a holder extends its lock: every third of its TTL, and at least once a second. */
 export const heartbeatInterval = (ttlMillis: number): number => Math.max(1, Math.min(1000, Math.floor(ttlMillis / 3)))
 
 const seconds = (millis: number) => `${Number((millis / 1000).toFixed(3))} s`
@@ -43,59 +46,71 @@ export const make = (connection: Connection, options: LockOptions) => {
   /** One try; `true` when this owner now holds the lock. */
   const tryAcquire = (owner: string) =>
     Effect.map(
-      connection.run(`SET ${lockKey} NX`, (redis) => redis.set(lockKey, owner, "PX", ttlMillis, "NX")),
-      (reply) => reply === "OK"
-    )
-
-  /** Never fails: a lock that cannot be released expires with its TTL. */
-  const release = (owner: string) =>
-    connection
-      .run(`DEL ${lockKey}`, (redis) => script(redis, "serviceSdkLockRelease", lockKey, owner))
-      .pipe(Effect.catchAll((error) => Effect.logWarning(`cannot release the token lock: ${error.message}`)))
-
-  /**
-   * The holder waits for its release only briefly: a Redis that stalled after the renewal has already cost the caller
-   * one command timeout (the write), and the release must not add a second. It goes on in the background; later
-   * commands of this process on the same connection are sent after it.
-   */
-  const releaseSoon = (owner: string) =>
-    Effect.flatMap(Effect.forkDaemon(release(owner)), (releasing) =>
-      // interruptible: the release step of `acquireUseRelease` is not, and the timeout must be able to stop waiting
-      Effect.ignore(Effect.timeout(Effect.interruptible(Fiber.join(releasing)), RELEASE_WAIT))
+      connection.run(`SET ${lockKey} NX`, (redis) => script(redis, "serviceSdkLockAcquire", lockKey, owner, ttlMillis)),
+      (reply) => reply === 1
     )
 
   /**
-   * After an acquisition that failed (no reply in time): its `SET NX` may have been queued by a paused Redis and run
-   * later, leaving a lock nobody holds. Deleting it by owner, sent after the `SET NX` on the same connection, runs
-   * after it; tried again while Redis cannot be reached, for as long as such a lock would live.
+   * Deletes `owner`'s lock, tried again while Redis cannot be reached, until the lock would have expired anyway (a
+   * lock lives at most its TTL after its owner's last extension, which was before this). Never fails.
    */
-  const abandon = (owner: string) =>
+  const deleteOwn = (owner: string, why: string) =>
     Effect.gen(function* () {
-      for (let waited = 0; waited <= ttlMillis; waited += heartbeatMillis) {
+      const deadline = (yield* Clock.currentTimeMillis) + ttlMillis
+      let warned = false
+      while (true) {
         const deleted = yield* Effect.either(
           connection.run(`DEL ${lockKey}`, (redis) => script(redis, "serviceSdkLockRelease", lockKey, owner))
         )
-        if (deleted._tag === "Right") return
+        if (Either.isRight(deleted)) {
+          if (warned) yield* Effect.logInfo(`the token lock "${lockKey}" ${why} was released on a later try`)
+          return
+        }
+        if ((yield* Clock.currentTimeMillis) + heartbeatMillis > deadline) {
+          return yield* Effect.logWarning(
+            `cannot release the token lock "${lockKey}" ${why}: ${deleted.left.message}; it expires by itself`
+          )
+        }
+        if (!warned) {
+          warned = true
+          yield* Effect.logWarning(
+            `cannot release the token lock "${lockKey}" ${why} yet (${deleted.left.message}); trying again until it would expire`
+          )
+        }
         yield* Effect.sleep(Duration.millis(heartbeatMillis))
       }
     })
 
   /**
+   * The holder waits for its release only briefly: a Redis that stalled after the renewal has already cost the caller
+   * one command timeout (the write), and the release must not add a second. It goes on in the background (tried
+   * again until the lock's TTL when it fails); later commands of this process on the same connection follow it.
+   */
+  const releaseSoon = (owner: string) =>
+    Effect.flatMap(Effect.forkDaemon(deleteOwn(owner, "after its renewal")), (releasing) =>
+      // interruptible: the release step of `acquireUseRelease` is not, and the timeout must be able to stop waiting
+      Effect.ignore(Effect.timeout(Effect.interruptible(Fiber.join(releasing)), RELEASE_WAIT))
+    )
+
+  /**
    * Polls until the lock is ours. Runs as `acquireUseRelease`'s (uninterruptible) acquire: only the pauses between
-   * tries are interruptible, so a try that succeeded is always followed by its release.
+   * tries are interruptible, so a try that succeeded is always followed by its release. A try that failed (no reply
+   * in time) may still run later on a paused Redis: its lock is deleted in the background.
    */
   const acquire = Effect.gen(function* () {
     const owner = randomUUID()
     const start = yield* Clock.currentTimeMillis
     while (true) {
-      const acquired = yield* tryAcquire(owner).pipe(Effect.tapError(() => Effect.forkDaemon(abandon(owner))))
+      const acquired = yield* tryAcquire(owner).pipe(
+        Effect.tapError(() => Effect.forkDaemon(deleteOwn(owner, "of an acquisition that failed")))
+      )
       if (acquired) return owner
       const waited = (yield* Clock.currentTimeMillis) - start
       if (waited >= waitMillis) {
         return yield* new TokenCacheError({
           message:
             `gave up waiting for the token lock "${lockKey}" on ${connection.address} after ${seconds(waited)}: ` +
-            `another process holds it (a lock whose holder died expires within ${seconds(ttlMillis)})`
+            `another process holds it (a lock nobody extends expires within ${seconds(ttlMillis)})`
         })
       }
       const pause = Math.min(pollMillis * (yield* Random.nextRange(0.5, 1.5)), waitMillis - waited)
@@ -105,7 +120,8 @@ export const make = (connection: Connection, options: LockOptions) => {
 
   /**
    * Keeps the lock while its holder works, however long a token request takes. A lock lost to another owner is left
-   * to it; one that vanished (FLUSHALL, Redis restarted) is taken again, so that others wait for this renewal.
+   * to it; one that vanished (FLUSHALL, Redis restarted, a failover that lost it) is taken again, so that others wait
+   * for this renewal.
    */
   const heartbeat = (owner: string) =>
     Effect.gen(function* () {

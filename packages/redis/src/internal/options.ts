@@ -1,6 +1,7 @@
 /**
- * The options every Redis cache shares (connection and lock), resolved once: `RedisTokenCache.make` for one key and
- * `RedisTokenStore.make` for one key per user over the same connection.
+ * The options every Redis cache shares (connection and lock), checked and resolved once: `RedisTokenCache.make` for
+ * one key and `RedisTokenStore.make` for one key per user over the same connection. Bad input from plain JS is a
+ * ConfigurationError naming the option, never a TypeError or a crash later.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -21,55 +22,120 @@ export interface SharedOptions {
 
 export const defaults = {
   url: Connection.DEFAULT_URL,
-  lockTtl: Duration.seconds(30),
+  lockTtl: Duration.seconds(10),
   lockWait: Duration.minutes(2),
   pollInterval: Duration.millis(50),
   commandTimeout: Duration.seconds(5)
 } as const
 
-const positive = (
-  value: Duration.DurationInput | undefined,
-  fallback: Duration.Duration,
+/** The longest delay Node's timers keep (a longer one fires after 1 ms); Redis' `PX` takes it too. */
+export const MAX_MILLIS = 2 ** 31 - 1
+
+const describeValue = (value: unknown): string =>
+  typeof value === "string"
+    ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
+    : typeof value === "number" || typeof value === "bigint" || typeof value === "boolean"
+      ? String(value)
+      : value === null
+        ? "null"
+        : Array.isArray(value)
+          ? "an array"
+          : typeof value
+
+/** Below zero or NaN: Effect's `Duration.decodeUnknown` would quietly clamp these to zero. */
+const negativeOrNaN = (value: unknown): boolean => {
+  if (typeof value === "number") return Number.isNaN(value) || value < 0
+  if (typeof value === "bigint") return value < 0n
+  if (typeof value === "string") return /^\s*-|NaN/i.test(value)
+  if (Array.isArray(value)) return value.some((part) => typeof part !== "number" || !(part >= 0))
+  return false
+}
+
+/**
+ * A duration option: at least 1 ms, finite, and at most 2^31−1 ms (what Node's timers and Redis accept); anything
+ * else is a ConfigurationError naming the option.
+ */
+export const duration = (
   name: string,
-  option: string
-) =>
+  option: string,
+  value: unknown,
+  fallback: Duration.Duration
+): Effect.Effect<Duration.Duration, ConfigurationError> =>
   Effect.suspend(() => {
     if (value === undefined) return Effect.succeed(fallback)
-    const duration = Duration.decodeUnknown(value)
-    return Option.isSome(duration) && Duration.greaterThan(duration.value, Duration.zero)
-      ? Effect.succeed(duration.value)
-      : Effect.fail(new ConfigurationError({ message: `${name} option ${option} must be a positive duration` }))
+    const invalid = (why: string) =>
+      Effect.fail(
+        new ConfigurationError({
+          message: `${name} option ${option} must be ${why}, got ${describeValue(value)}`
+        })
+      )
+    const range = `a duration from 1 ms to ${MAX_MILLIS} ms (about 24.8 days)`
+    if (negativeOrNaN(value)) return invalid(range)
+    const decoded = Duration.decodeUnknown(value)
+    if (Option.isNone(decoded)) return invalid(`${range}, e.g. "5 seconds" or milliseconds as a number`)
+    const millis = Duration.toMillis(decoded.value)
+    if (!Duration.isFinite(decoded.value) || !(millis >= 1) || millis > MAX_MILLIS) return invalid(range)
+    return Effect.succeed(decoded.value)
   })
 
-/** The connection (opened from `url`, or the `client` borrowed) and the lock's timings; `name` is for messages. */
+/** Whether `client` looks like an ioredis `Redis` or `Cluster` (what the cache calls on it). */
+const isClient = (client: unknown): client is Redis | Cluster =>
+  typeof client === "object" &&
+  client !== null &&
+  typeof (client as Redis).defineCommand === "function" &&
+  typeof (client as Redis).get === "function" &&
+  typeof (client as Redis).set === "function" &&
+  typeof (client as Redis).on === "function" &&
+  typeof (client as Redis).status === "string"
+
+/** The options object itself: a plain object, else a ConfigurationError that says what is expected. */
+export const object = <A extends object>(name: string, options: unknown, example: string) =>
+  typeof options === "object" && options !== null && !Array.isArray(options)
+    ? Effect.succeed(options as A)
+    : Effect.fail(
+        new ConfigurationError({
+          message: `${name} needs an options object, e.g. ${example}, got ${describeValue(options)}`
+        })
+      )
+
+export interface Resolved {
+  readonly connection: Connection.Connection
+  readonly lock: {
+    readonly ttl: Duration.Duration
+    readonly wait: Duration.Duration
+    readonly pollInterval: Duration.Duration
+  }
+}
+
+/** The connection (opened from `url`, or the `client` borrowed once ready) and the lock's timings. */
 export const resolve = (
   name: string,
   options: SharedOptions
-): Effect.Effect<
-  {
-    readonly connection: Connection.Connection
-    readonly lock: {
-      readonly ttl: Duration.Duration
-      readonly wait: Duration.Duration
-      readonly pollInterval: Duration.Duration
-    }
-  },
-  TokenCacheError | ConfigurationError,
-  Scope.Scope
-> =>
+): Effect.Effect<Resolved, TokenCacheError | ConfigurationError, Scope.Scope> =>
   Effect.gen(function* () {
-    if (options.client !== undefined && options.url !== undefined) {
+    const { client, url } = options
+    if (client !== undefined && url !== undefined) {
       return yield* new ConfigurationError({ message: `${name} takes a client or a url, not both` })
     }
-    const commandTimeout = yield* positive(options.commandTimeout, defaults.commandTimeout, name, "commandTimeout")
+    if (client !== undefined && !isClient(client)) {
+      return yield* new ConfigurationError({
+        message: `${name} option client must be an ioredis Redis or Cluster client, got ${describeValue(client)}`
+      })
+    }
+    if (url !== undefined && typeof url !== "string") {
+      return yield* new ConfigurationError({
+        message: `${name} option url must be a redis:// or rediss:// URL string, got ${describeValue(url)}`
+      })
+    }
+    const commandTimeout = yield* duration(name, "commandTimeout", options.commandTimeout, defaults.commandTimeout)
     const lock = {
-      ttl: yield* positive(options.lockTtl, defaults.lockTtl, name, "lockTtl"),
-      wait: yield* positive(options.lockWait, defaults.lockWait, name, "lockWait"),
-      pollInterval: yield* positive(options.pollInterval, defaults.pollInterval, name, "pollInterval")
+      ttl: yield* duration(name, "lockTtl", options.lockTtl, defaults.lockTtl),
+      wait: yield* duration(name, "lockWait", options.lockWait, defaults.lockWait),
+      pollInterval: yield* duration(name, "pollInterval", options.pollInterval, defaults.pollInterval)
     }
     const connection =
-      options.client !== undefined
-        ? Connection.borrow(options.client, commandTimeout)
-        : yield* Connection.open(options.url ?? defaults.url, commandTimeout)
+      client !== undefined
+        ? yield* Connection.borrow(client, commandTimeout)
+        : yield* Connection.open(url ?? defaults.url, commandTimeout)
     return { connection, lock }
   })

@@ -16,6 +16,7 @@ import {
   type World,
   workerConfig
 } from "./support/fleet.js"
+import { scaled } from "../support/load.js"
 
 const hash = (token: string) => createHash("sha256").update(token).digest("hex").slice(0, 12)
 
@@ -24,6 +25,8 @@ const entryOf = async (world: World, key: string) => {
   return text === null ? undefined : (JSON.parse(text) as Record<string, unknown>)
 }
 
+// The bounds below are the contract's (lock TTL, command timeout) plus slack for a token request and scheduling; the
+// slack grows with the machine's load (`scaled`), the contract's part does not.
 const live = (name: string, body: () => Promise<void>) => it.live(name, () => Effect.promise(body))
 
 describeFaults("lock holders under faults", { tokenLifetime: 3 }, (world) => {
@@ -58,9 +61,9 @@ describeFaults("lock holders under faults", { tokenLifetime: 3 }, (world) => {
         const holderAfter = await holder.report()
         expect(holderAfter.tokens).not.toContain(holder.hookToken)
         expect(duringPause.errors).toEqual({})
-        expect(duringPause.maxMs).toBeLessThan(4000)
+        expect(duringPause.maxMs).toBeLessThan(2000 + scaled(2000))
         expect(after.errors).toEqual({})
-        expect(after.maxMs).toBeLessThan(1500)
+        expect(after.maxMs).toBeLessThan(scaled(1500))
         expect(fleet.invalidGrants).toBe(0)
       } finally {
         await fleet.stop()
@@ -96,11 +99,11 @@ describeFaults("lock holders under faults", { tokenLifetime: 3 }, (world) => {
         // while the holder was stopped, callers failed only with AuthenticationError (the rejected refresh token),
         // at once, and without a request per call
         expect(Object.keys(duringPause.errors).filter((tag) => tag !== "AuthenticationError")).toEqual([])
-        expect(duringPause.maxMs).toBeLessThan(4000)
+        expect(duringPause.maxMs).toBeLessThan(2000 + scaled(2000))
         // the holder's rotated refresh token, the newest one, reached Redis: the fleet works again
         expect(after.errors).toEqual({})
         expect(after.tokens.length).toBeGreaterThan(0)
-        expect(after.maxMs).toBeLessThan(1500)
+        expect(after.maxMs).toBeLessThan(scaled(1500))
         expect(entry?.refresh_rejected).toBeUndefined()
       } finally {
         await fleet.stop()
@@ -133,7 +136,7 @@ describeFaults("lock holders under faults", { tokenLifetime: 3 }, (world) => {
         expect(fleet.invalidGrants).toBe(1)
         expect(during.total - before.total).toBe(0)
         expect(Object.keys(stuck.errors)).toEqual(["AuthenticationError"])
-        expect(stuck.maxMs).toBeLessThan(1000)
+        expect(stuck.maxMs).toBeLessThan(scaled(1000))
         expect((await entryOf(world(), key))?.refresh_rejected).toBe(true)
 
         // a new sign-in stored in the cache recovers every process
@@ -177,7 +180,7 @@ describeFaults("lock holders under faults", { tokenLifetime: 3 }, (world) => {
       expect(fleet.invalidGrants).toBe(0)
       expect(report.errors).toEqual({})
       expect(after.errors).toEqual({})
-      expect(report.maxMs).toBeLessThan(3000)
+      expect(report.maxMs).toBeLessThan(scaled(3000))
       expect(typeof (await entryOf(world(), key))?.refresh_token).toBe("string")
     } finally {
       await fleet.stop()

@@ -8,6 +8,7 @@ import { expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { ClientCredentials } from "service-sdk"
+import { scaled } from "../support/load.js"
 import { describeFaults, Fleet, otherClient, sleep, tokenRequests, uniqueKey, workerConfig } from "./support/fleet.js"
 
 describeFaults("the fleet, all well", { tokenLifetime: 3 }, (world) => {
@@ -34,7 +35,7 @@ describeFaults("the fleet, all well", { tokenLifetime: 3 }, (world) => {
         expect(fleet.invalidGrants).toBe(0)
         expect(report.errors).toEqual({})
         expect(report.calls).toBeGreaterThan(1000)
-        expect(report.maxMs).toBeLessThan(2000)
+        expect(report.maxMs).toBeLessThan(scaled(2000))
       } finally {
         await fleet.stop()
       }
@@ -96,13 +97,18 @@ describeFaults("the fleet, all well", { tokenLifetime: 3 }, (world) => {
           yield* provider.getAccessToken
           longest = Math.max(longest, Date.now() - start)
         }
+        const elapsed = Date.now() - started
         const requests = (yield* Effect.promise(() => tokenRequests(world()))).total - before
         expect(herd.filter((result) => result._tag === "Left")).toEqual([])
-        expect(new Set(herd.map((result) => (result._tag === "Right" ? Redacted.value(result.right) : ""))).size).toBe(
-          1
-        )
-        expect(requests).toBe(1)
-        expect(longest).toBeLessThan(2000)
+        const herdTokens = new Set(herd.map((result) => (result._tag === "Right" ? Redacted.value(result.right) : "")))
+        // the short-lived token (10 s ≤ 2 × the 30 s skew) is renewed half-way through its life, never on every call:
+        // one request, plus one per 5 s the calls lasted (none on a quiet machine, where they take well under 1 s)
+        const most = 1 + Math.floor(elapsed / 5000)
+        console.info(`one process, 120 calls over ${elapsed} ms: ${requests} token request(s), at most ${most}`)
+        expect(requests).toBeGreaterThanOrEqual(1)
+        expect(requests).toBeLessThanOrEqual(most)
+        expect(herdTokens.size).toBeLessThanOrEqual(requests)
+        expect(longest).toBeLessThan(scaled(2000))
         yield* Effect.promise(() => world().emulator.configure({ tokenLifetime: 3 }))
       }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
   )

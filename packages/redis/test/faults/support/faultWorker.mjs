@@ -60,13 +60,15 @@ let stats = fresh()
 let running = true
 
 const program = Effect.gen(function* () {
+  // at start-up, as an app would: a connection that took longer than the 1 s command timeout on a loaded machine is
+  // tried again (a few times), it is not the fault under test
   const tokenCache = yield* RedisTokenCache.make({
     url: config.redisUrl,
     key: config.key,
     ...(config.lockTtl === undefined ? {} : { lockTtl: config.lockTtl }),
     ...(config.commandTimeout === undefined ? {} : { commandTimeout: config.commandTimeout }),
     pollInterval: "20 millis"
-  })
+  }).pipe(Effect.retry({ times: 5, while: (error) => error._tag === "TokenCacheError" }))
   const options = {
     clientId: config.clientId,
     clientSecret: config.clientSecret,

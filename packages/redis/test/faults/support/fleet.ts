@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, it } from "@effect/vitest"
 import { Emulator } from "@service-sdk/emulator"
 import { Redis } from "ioredis"
+import { scaled } from "../../support/load.js"
 import { findRedisServer, freePort } from "../../support/redisServer.js"
 
 export const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis))
@@ -133,7 +134,12 @@ export class Worker {
     const worker = new Worker(child)
     return new Promise((resolve, reject) => {
       let buffer = ""
-      const timer = setTimeout(() => reject(new Error(`worker not ready within 20 s: ${worker.stderr}`)), 20_000)
+      // a node process on the built packages starts in about a second; on a loaded machine it can take many times that
+      const wait = scaled(30_000)
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL")
+        reject(new Error(`worker not ready within ${wait / 1000} s: ${worker.stderr}`))
+      }, wait)
       child.stderr?.on("data", (chunk) => {
         worker.stderr += String(chunk)
       })
