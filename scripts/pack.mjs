@@ -69,7 +69,8 @@ export const pack = ({ out = join(root, "dist-packages"), log = () => {} } = {})
   for (const file of readdirSync(dest)) if (file.endsWith(".tgz")) rmSync(join(dest, file))
   const packages = publishablePackages()
   log(`building (tsc -b) and packing ${packages.map((p) => p.name).join(", ")} into ${dest}`)
-  execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-b"], { cwd: root, stdio: "inherit" })
+  // stdout is for the result (--json): anything tsc says goes to stderr
+  execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-b"], { cwd: root, stdio: ["ignore", 2, 2] })
   const packed = JSON.parse(
     execFileSync(
       "npm",
