@@ -1,6 +1,7 @@
 /**
- * The routes: `/login`, `/callback`, `/` and `/logout`, on the SDK's `AuthorizationCode` (sign-in with state and
- * PKCE), `UserTokens` (each user's tokens) and `ServiceClient.forUser` (calls with one user's bearer).
+ * The routes: `/login`, `/callback`, `/` and `/logout`, on the SDK's `OAuthClient` (the sign-in's protocol steps,
+ * with state and PKCE), `UserTokens` (each user's tokens, kept and renewed) and `ServiceClient.makeWith` (calls with
+ * one user's bearer).
  *
  * @since 0.1.0
  */
@@ -12,16 +13,8 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { timingSafeEqual } from "node:crypto"
-import {
-  AuthorizationCode,
-  type ServiceError,
-  ServiceClient,
-  type TokenInfo,
-  TokenProvider,
-  UserTokens
-} from "service-sdk"
-import { errorPage, PAGE_HEADERS, profilePage, welcomePage } from "./pages.js"
+import { OAuthClient, type ServiceError, ServiceClient, type TokenInfo, TokenProvider, UserTokens } from "service-sdk"
+import { errorPage, PAGE_HEADERS, page, profilePage, welcomePage } from "./pages.js"
 import { isSessionId, newSessionId, Sessions } from "./Sessions.js"
 
 /**
@@ -112,12 +105,6 @@ const serviceFailure = (error: ServiceError) =>
     detail: `We could not load your data just now (${error.message}). Try again in a moment.`
   })
 
-const safeEquals = (a: string, b: string): boolean => {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
-}
-
 /** `GET /`: the signed-in user's profile and first saved tracks, or the welcome page. */
 const home = Effect.gen(function* () {
   const settings = yield* Settings
@@ -134,7 +121,9 @@ const home = Effect.gen(function* () {
     // a sign-in under way (the consent page is open, or the person came back from it) is not an error
     return (yield* sessions.hasPending(cookie.value)) ? welcomePage({ notice }) : sessionInvalid(settings)
   }
-  const client = yield* ServiceClient.forUser(userId.value)
+  // the client calls with this user's bearer only; a 401 renews only this user's token
+  const users = yield* UserTokens
+  const client = yield* ServiceClient.makeWith(users.provider(userId.value), { apiUrl: settings.apiUrl })
   const loaded = yield* Effect.all([client.users.me, client.library.savedTracks({ limit: settings.tracksShown })], {
     concurrency: 2
   }).pipe(Effect.either)
@@ -167,7 +156,7 @@ const home = Effect.gen(function* () {
 const login = Effect.gen(function* () {
   const settings = yield* Settings
   const sessions = yield* Sessions
-  const signIn = yield* AuthorizationCode
+  const oauth = yield* OAuthClient.OAuthClient
   const request = yield* HttpServerRequest.HttpServerRequest
   const hint = new URL(request.url, settings.baseUrl).searchParams.get("login_hint")
   if (hint !== null && !USER_ID.test(hint)) {
@@ -179,8 +168,12 @@ const login = Effect.gen(function* () {
     })
   }
   const previous = yield* sessionCookie
-  if (previous !== "invalid" && Option.isSome(previous)) yield* sessions.remove(previous.value)
-  const pending = yield* signIn.beginAuthorization({ scope: settings.scope })
+  if (previous !== "invalid" && Option.isSome(previous)) {
+    // a signed-in session is never ended by a link (any site can send a browser here): sign out first to switch users
+    if (Option.isSome(yield* sessions.getUser(previous.value))) return redirect("/", 303)
+    yield* sessions.remove(previous.value)
+  }
+  const pending = yield* oauth.beginAuthorization({ scope: settings.scope })
   const url = new URL(pending.url)
   if (hint !== null) url.searchParams.set("login_hint", hint)
   // a new id for every sign-in: a session id never outlives a change of who is signed in
@@ -197,29 +190,58 @@ const login = Effect.gen(function* () {
 const signInFailed = (settings: AppSettings, title: string, detail: string, code: string) =>
   clearSession(errorPage({ status: 400, code, title, detail }), settings)
 
-/** `GET /callback`: the pending sign-in of this browser, completed once; then who signed in, and their tokens kept. */
+/** The `error` codes of RFC 6749 §4.1.2.1: only these are named on the page (never a caller's own text). */
+const AUTHORIZATION_ERRORS: ReadonlySet<string> = new Set([
+  "invalid_request",
+  "unauthorized_client",
+  "access_denied",
+  "unsupported_response_type",
+  "invalid_scope",
+  "server_error",
+  "temporarily_unavailable"
+])
+
+const noPendingSignIn = errorPage({
+  status: 400,
+  code: "no_pending_sign_in",
+  title: "No sign-in in progress",
+  detail:
+    "This browser has no sign-in waiting for an answer: it was already completed or cancelled, it expired, it " +
+    "was started in another browser, or the session cookie was changed. Nothing was signed in. Start again."
+})
+
+/** A callback for another sign-in: refused, and this browser's own sign-in (if any) still waits for its answer. */
+const notYours = errorPage({
+  status: 400,
+  code: "state_mismatch",
+  title: "This sign-in response is not yours",
+  detail:
+    "The answer does not belong to the sign-in this browser started (its state does not match), so it was refused " +
+    "and nothing was signed in or cancelled."
+})
+
+/**
+ * `GET /callback`: the pending sign-in of this browser, completed once; then who signed in, and their tokens kept.
+ * The state is checked before anything else (RFC 6749 §10.12): a response without this browser's state, `error`
+ * included, neither completes nor cancels its sign-in.
+ */
 const callback = Effect.gen(function* () {
   const settings = yield* Settings
   const sessions = yield* Sessions
-  const signIn = yield* AuthorizationCode
+  const oauth = yield* OAuthClient.OAuthClient
   const userTokens = yield* UserTokens
   const request = yield* HttpServerRequest.HttpServerRequest
   const url = new URL(request.url, settings.baseUrl)
-  const cookie = yield* sessionCookie
-  const pending =
-    cookie === "invalid" || Option.isNone(cookie) ? Option.none() : yield* sessions.takePending(cookie.value)
-  if (Option.isNone(pending)) {
-    // the cookie stays: it may be a signed-in session (a person pressing Back to the callback stays signed in)
-    return errorPage({
-      status: 400,
-      code: "no_pending_sign_in",
-      title: "No sign-in in progress",
-      detail:
-        "This browser has no sign-in waiting for an answer: it was already completed or cancelled, it expired, it " +
-        "was started in another browser, or the session cookie was changed. Nothing was signed in. Start again."
-    })
-  }
   const params = url.searchParams
+  const cookie = yield* sessionCookie
+  // the cookie stays in every refusal: it may be a signed-in session (a person pressing Back to the callback)
+  if (cookie === "invalid" || Option.isNone(cookie)) return noPendingSignIn
+  const state = params.get("state")
+  if (state === null) return (yield* sessions.hasPending(cookie.value)) ? notYours : noPendingSignIn
+  const taken = yield* sessions.takePending(cookie.value, state)
+  if (taken._tag === "NotPending") return noPendingSignIn
+  if (taken._tag === "StateMismatch") return notYours
+  const pending = taken.pending
   const error = params.get("error")
   if (error !== null) {
     return signInFailed(
@@ -227,22 +249,11 @@ const callback = Effect.gen(function* () {
       error === "access_denied" ? "Sign-in cancelled" : "Sign-in failed",
       error === "access_denied"
         ? "You did not allow access, so you are not signed in."
-        : `The Service refused the sign-in (${error}). Nothing was signed in.`,
+        : `The Service refused the sign-in (${AUTHORIZATION_ERRORS.has(error) ? error : "unknown error"}). Nothing was signed in.`,
       error === "access_denied" ? "access_denied" : "authorization_error"
     )
   }
-  const state = params.get("state")
-  if (state === null || !safeEquals(state, pending.value.state)) {
-    // RFC 6749 §10.12: a response for another sign-in (forged or replayed) is refused, and this one is over
-    return signInFailed(
-      settings,
-      "This sign-in response is not yours",
-      "The answer does not belong to the sign-in this browser started (its state does not match), so it was " +
-        "refused and nothing was signed in. Start again.",
-      "state_mismatch"
-    )
-  }
-  const token = yield* signIn.completeAuthorization(url.toString(), pending.value).pipe(Effect.either)
+  const token = yield* oauth.completeAuthorization(url.toString(), pending).pipe(Effect.either)
   if (token._tag === "Left") {
     return token.left._tag === "AuthenticationError"
       ? signInFailed(
@@ -265,6 +276,7 @@ const callback = Effect.gen(function* () {
       : serviceFailure(me.left)
   }
   yield* userTokens.signIn(me.right, token.right)
+  yield* Effect.logInfo(`web-app: ${me.right} signed in`)
   // a fresh session id once signed in (session fixation)
   const sessionId = newSessionId()
   yield* sessions.putUser(sessionId, me.right, settings.sessionTtl)
@@ -275,17 +287,36 @@ const callback = Effect.gen(function* () {
 const whoIs = (token: TokenInfo) =>
   Effect.gen(function* () {
     const settings = yield* Settings
-    const client = yield* ServiceClient.make({ apiUrl: settings.apiUrl }).pipe(
-      Effect.provideService(TokenProvider, TokenProvider.static(token.accessToken))
-    )
+    const client = yield* ServiceClient.makeWith(TokenProvider.static(token.accessToken), { apiUrl: settings.apiUrl })
     return (yield* client.users.me).id
   })
 
-/** `/logout` (POST from the page's button; GET works too): forget the user's tokens and this session. */
+/**
+ * Whether a request comes from this app's own pages: `Sec-Fetch-Site: same-origin`, or else an `Origin` equal to the
+ * app's. A request with neither is refused (every browser sends `Origin` with a POST).
+ */
+const sameOrigin = (request: HttpServerRequest.HttpServerRequest, settings: AppSettings): boolean => {
+  const site = request.headers["sec-fetch-site"]
+  if (site !== undefined) return site === "same-origin"
+  const origin = request.headers.origin
+  return origin !== undefined && origin === new URL(settings.baseUrl).origin
+}
+
+/** `POST /logout` from the page's button: forget the user's tokens and this session. */
 const logout = Effect.gen(function* () {
   const settings = yield* Settings
   const sessions = yield* Sessions
   const userTokens = yield* UserTokens
+  const request = yield* HttpServerRequest.HttpServerRequest
+  if (!sameOrigin(request, settings)) {
+    // another site's form (or a script) cannot sign anyone out: nothing changes, the cookie stays
+    return errorPage({
+      status: 403,
+      code: "cross_site_sign_out",
+      title: "Sign out from this site",
+      detail: "That sign-out request did not come from this site, so nothing changed. Use the Sign out button here."
+    })
+  }
   const cookie = yield* sessionCookie
   if (cookie !== "invalid" && Option.isSome(cookie)) {
     const userId = yield* sessions.getUser(cookie.value)
@@ -293,6 +324,25 @@ const logout = Effect.gen(function* () {
     yield* sessions.remove(cookie.value)
   }
   return clearSession(redirect("/?signed-out", 303), settings)
+})
+
+/** `GET /logout` (a link, typed or from another site) changes nothing: it answers with the sign-out button. */
+const logoutPage = Effect.gen(function* () {
+  const sessions = yield* Sessions
+  const cookie = yield* sessionCookie
+  const userId =
+    cookie === "invalid" || Option.isNone(cookie) ? Option.none<string>() : yield* sessions.getUser(cookie.value)
+  return Option.isNone(userId)
+    ? welcomePage({ notice: "You are not signed in." })
+    : page({
+        title: "Sign out",
+        signedInAs: userId.value,
+        body: `<section class="card" id="confirm-sign-out">
+<h1>Sign out?</h1>
+<p>You are still signed in. Use the Sign out button to end this session.</p>
+<form method="post" action="/logout"><button class="button" id="confirm-sign-out-button" type="submit">Sign out</button></form>
+</section>`
+      })
 })
 
 const notFound = errorPage({
@@ -313,7 +363,7 @@ export const router = HttpRouter.empty.pipe(
   HttpRouter.get("/login", login),
   HttpRouter.get("/callback", callback),
   HttpRouter.post("/logout", logout),
-  HttpRouter.get("/logout", logout),
+  HttpRouter.get("/logout", logoutPage),
   HttpRouter.get("/favicon.ico", Effect.succeed(HttpServerResponse.empty({ status: 204 })))
 )
 
@@ -356,4 +406,4 @@ export const app = router.pipe(
  *
  * @since 0.1.0
  */
-export type AppContext = Settings | Sessions | AuthorizationCode | UserTokens | ServiceClient | HttpClient.HttpClient
+export type AppContext = Settings | Sessions | OAuthClient.OAuthClient | UserTokens | HttpClient.HttpClient

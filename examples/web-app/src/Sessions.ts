@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { Cluster, Redis } from "ioredis"
-import { createHash, randomBytes } from "node:crypto"
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { TokenCacheError } from "service-sdk"
 
 /**
@@ -26,6 +26,23 @@ export interface PendingSignIn {
 }
 
 /**
+ * What {@link SessionStore.takePending} found: the pending sign-in (now taken), none, or one with another state (left
+ * in place).
+ *
+ * @since 0.3.0
+ */
+export type TakePending =
+  | { readonly _tag: "Taken"; readonly pending: PendingSignIn }
+  | { readonly _tag: "NotPending" }
+  | { readonly _tag: "StateMismatch" }
+
+const notPending: TakePending = { _tag: "NotPending" }
+const stateMismatch: TakePending = { _tag: "StateMismatch" }
+
+/** A hash of a state, so that stores compare states without a timing side channel on the state itself. */
+const stateHash = (state: string): string => createHash("sha256").update(state).digest("base64url")
+
+/**
  * @since 0.1.0
  */
 export interface SessionStore {
@@ -35,8 +52,12 @@ export interface SessionStore {
     pending: PendingSignIn,
     ttl: Duration.Duration
   ) => Effect.Effect<void, TokenCacheError>
-  /** the pending sign-in of this session, removed as it is read (a callback is answered once, RFC 6749 §10.12) */
-  readonly takePending: (sessionId: string) => Effect.Effect<Option.Option<PendingSignIn>, TokenCacheError>
+  /**
+   * the pending sign-in of this session, removed as it is read (a callback is answered once, RFC 6749 §10.12), but
+   * only when `state` is its state: a callback for another sign-in (forged, replayed, or an `error` without a state)
+   * leaves it waiting for the real answer
+   */
+  readonly takePending: (sessionId: string, state: string) => Effect.Effect<TakePending, TokenCacheError>
   /** whether the session has a pending sign-in (without taking it) */
   readonly hasPending: (sessionId: string) => Effect.Effect<boolean, TokenCacheError>
   /** the session now belongs to this user, for `ttl` */
@@ -99,11 +120,14 @@ export const memory = (options: { readonly maxSessions?: number } = {}): Effect.
       })
     return {
       putPending: (sessionId, value, ttl) => put(pending, sessionId, value, ttl),
-      takePending: (sessionId) =>
-        Effect.map(
-          read(pending, sessionId, true),
-          Option.map((value) => value as PendingSignIn)
-        ),
+      takePending: (sessionId, state) =>
+        Effect.map(read(pending, sessionId, false), (found): TakePending => {
+          if (Option.isNone(found)) return notPending
+          const value = found.value as PendingSignIn
+          if (!timingSafeEqual(Buffer.from(stateHash(value.state)), Buffer.from(stateHash(state)))) return stateMismatch
+          pending.delete(keyOf(sessionId))
+          return { _tag: "Taken", pending: value }
+        }),
       hasPending: (sessionId) => Effect.map(read(pending, sessionId, false), Option.isSome),
       putUser: (sessionId, userId, ttl) => put(users, sessionId, userId, ttl),
       getUser: (sessionId) =>
@@ -120,9 +144,20 @@ export const memory = (options: { readonly maxSessions?: number } = {}): Effect.
     }
   })
 
+/** Takes the pending sign-in at KEYS[1] when its state hash is ARGV[1]: the record, 1 for another state, 0 for none. */
+const TAKE_PENDING = `
+local raw = redis.call("GET", KEYS[1])
+if not raw then return 0 end
+local ok, record = pcall(cjson.decode, raw)
+if not ok or type(record) ~= "table" or record.state_hash ~= ARGV[1] then return 1 end
+redis.call("DEL", KEYS[1])
+return raw
+`
+
 /**
- * Sessions in Redis under `<prefix>pending:` and `<prefix>user:` with a TTL; the pending sign-in is taken with
- * `GETDEL`, so two callbacks racing for one sign-in cannot both have it. The client is yours (never closed here).
+ * Sessions in Redis under `<prefix>pending:` and `<prefix>user:` with a TTL; the pending sign-in is taken by one
+ * script that compares its state's hash and deletes it, so two callbacks racing for one sign-in cannot both have it
+ * and a callback with another state leaves it in place. The client is yours (never closed here).
  *
  * @since 0.1.0
  */
@@ -151,24 +186,32 @@ export const redis = (options: { readonly client: Redis | Cluster; readonly pref
         run("put pending sign-in", () =>
           client.set(
             pendingKey(sessionId),
-            JSON.stringify({ state: pending.state, code_verifier: Redacted.value(pending.codeVerifier) }),
+            JSON.stringify({
+              state: pending.state,
+              state_hash: stateHash(pending.state),
+              code_verifier: Redacted.value(pending.codeVerifier)
+            }),
             "PX",
             Duration.toMillis(ttl)
           )
         )
       ),
-    takePending: (sessionId) =>
+    takePending: (sessionId, state) =>
       Effect.map(
-        run("take pending sign-in", () => client.getdel(pendingKey(sessionId))),
-        (raw): Option.Option<PendingSignIn> => {
-          if (raw === null) return Option.none()
+        run(
+          "take pending sign-in",
+          () => client.eval(TAKE_PENDING, 1, pendingKey(sessionId), stateHash(state)) as Promise<unknown>
+        ),
+        (raw): TakePending => {
+          if (raw === 1) return stateMismatch
+          if (typeof raw !== "string") return notPending
           try {
             const parsed = JSON.parse(raw) as { readonly state?: unknown; readonly code_verifier?: unknown }
             return typeof parsed.state === "string" && typeof parsed.code_verifier === "string"
-              ? Option.some({ state: parsed.state, codeVerifier: Redacted.make(parsed.code_verifier) })
-              : Option.none()
+              ? { _tag: "Taken", pending: { state: parsed.state, codeVerifier: Redacted.make(parsed.code_verifier) } }
+              : notPending
           } catch {
-            return Option.none()
+            return notPending
           }
         }
       ),

@@ -1,6 +1,6 @@
 /**
- * Starts the web app on a Node HTTP server: sign-in provider, per-user tokens, API client and sessions wired to the
- * routes of `App.ts`.
+ * Starts the web app on a Node HTTP server: the sign-in's protocol steps (`OAuthClient`), per-user tokens
+ * (`UserTokens`) and sessions wired to the routes of `App.ts`.
  *
  * @since 0.1.0
  */
@@ -15,17 +15,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
 import * as Http from "node:http"
-import {
-  AuthenticationError,
-  AuthorizationCode,
-  ConfigurationError,
-  ServiceClient,
-  type TokenCache,
-  TokenCacheError,
-  TokenProvider,
-  TokenStore,
-  UserTokens
-} from "service-sdk"
+import { ConfigurationError, OAuthClient, type TokenCache, TokenCacheError, TokenStore, UserTokens } from "service-sdk"
 import { app, Settings } from "./App.js"
 import * as SessionStore from "./Sessions.js"
 
@@ -77,21 +67,6 @@ export interface RunningWebApp {
  */
 export const DEFAULT_SCOPE: ReadonlyArray<string> = ["user-read-private", "user-read-email", "user-library-read"]
 
-/** The sign-in provider hands every token to `UserTokens.signIn`; it keeps none itself (it serves every user). */
-const keepsNothing: TokenCache.TokenCache = {
-  get: Effect.succeedNone,
-  set: () => Effect.void
-}
-
-/** The base client only lends its policy to `ServiceClient.forUser`; on its own it has no user to call for. */
-const noUser: TokenProvider.Service = {
-  getAccessToken: Effect.fail(
-    new AuthenticationError({ message: "this client has no user: use ServiceClient.forUser(userId)" })
-  ),
-  forceRefresh: () =>
-    Effect.fail(new AuthenticationError({ message: "this client has no user: use ServiceClient.forUser(userId)" }))
-}
-
 const positiveInt = (name: string, value: number) =>
   Number.isInteger(value) && value > 0
     ? Effect.void
@@ -113,8 +88,6 @@ export const make = (
     const server = yield* NodeHttpServer.make(() => nodeServer, { port: options.port ?? 0, host }).pipe(
       Effect.mapError((error) => listenError(error, host, options.port ?? 0))
     )
-    // runs before the server's own close: do not wait for keep-alive connections
-    yield* Effect.addFinalizer(() => Effect.sync(() => nodeServer.closeAllConnections()))
     const port = server.address._tag === "TcpAddress" ? server.address.port : 0
     const baseUrl = (options.baseUrl ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`).replace(/\/+$/, "")
     const scope = options.scope ?? DEFAULT_SCOPE
@@ -139,10 +112,8 @@ export const make = (
         ? yield* SessionStore.memory()
         : SessionStore.redis({ client: redis, prefix: `${prefix}sessions:` })
 
-    const signIn = yield* AuthorizationCode.make({ ...service, tokenCache: keepsNothing })
-    const client = yield* ServiceClient.make({ apiUrl: options.apiUrl }).pipe(
-      Effect.provideService(TokenProvider, noUser)
-    )
+    // the protocol steps of a sign-in (nothing kept), and the users' tokens (kept and renewed in the store)
+    const oauth = yield* OAuthClient.make(service)
     const userTokens = yield* UserTokens.make({ ...service, store, idleTimeToLive: options.idleTimeToLive })
     yield* HttpServer.serveEffect(app).pipe(
       Effect.provideService(HttpServer.HttpServer, server),
@@ -155,9 +126,16 @@ export const make = (
         pendingTtl: Duration.minutes(10)
       }),
       Effect.provideService(SessionStore.Sessions, sessions),
-      Effect.provideService(AuthorizationCode, signIn),
-      Effect.provideService(UserTokens, userTokens),
-      Effect.provideService(ServiceClient, client)
+      Effect.provideService(OAuthClient.OAuthClient, oauth),
+      Effect.provideService(UserTokens, userTokens)
+    )
+    // runs first (added after the handler): stop accepting and drop every connection in one step, so no keep-alive
+    // client holds the server's own close open (it would wait for every connection); bounded all the same
+    yield* Effect.addFinalizer(() =>
+      Effect.async<void>((resume) => {
+        nodeServer.close(() => resume(Effect.void))
+        nodeServer.closeAllConnections()
+      }).pipe(Effect.timeout("2 seconds"), Effect.ignore)
     )
     return { url: baseUrl, store: redis === undefined ? "memory" : "redis" } as const
   })

@@ -6,6 +6,8 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { existsSync, mkdirSync } from "node:fs"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import * as WebApp from "../src/WebApp.js"
@@ -160,7 +162,7 @@ describe("web app in headless Chromium", () => {
       }
     })
 
-    it("a forged state is refused with a clear page, and the pending sign-in is over", async () => {
+    it("a forged state is refused with a clear page, and the browser's own sign-in still completes", async () => {
       const context = await newContext()
       try {
         const page = await context.newPage()
@@ -171,12 +173,11 @@ describe("web app in headless Chromium", () => {
         expect(await errorCode(page)).toBe("state_mismatch")
         expect(await page.textContent("#error-title")).toBe("This sign-in response is not yours")
         await page.screenshot({ path: join(SCREENSHOTS, "error-state.png") })
-        // the real answer to that sign-in now finds nothing pending: no second chance after a bad state
+        // a forged answer cancels nothing (else any site could cancel anyone's sign-in): the real answer completes it
         await page.goBack()
         await page.waitForSelector("#approve")
-        await Promise.all([page.waitForURL(/\/callback\?/), page.click("#approve")])
-        expect(await errorCode(page)).toBe("no_pending_sign_in")
-        expect(await page.$("#user-id")).toBeNull()
+        await Promise.all([page.waitForURL(`${app.url}/`), page.click("#approve")])
+        expect(await page.textContent("#user-id")).toBe("mallory-victim")
       } finally {
         await context.close()
       }
@@ -273,6 +274,57 @@ describe("web app in headless Chromium", () => {
         await context.close()
       }
     })
+
+    it("another site cannot sign a user out or end their session: GET /logout, a form POST, a link to /login", async () => {
+      // the attacker's pages, on a second loopback origin: `localhost` is another site than `127.0.0.1`, and another
+      // port of 127.0.0.1 is the same site (Lax cookies go along) but another origin
+      const attacker = Http.createServer((request, response) => {
+        const target = `${app.url}${request.url === "/login" ? "/login" : "/logout"}`
+        const body =
+          request.url === "/post"
+            ? `<form method="post" action="${target}"><button id="go" type="submit">win a prize</button></form>`
+            : `<a id="go" href="${target}">win a prize</a>`
+        response.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><body>${body}</body>`)
+      })
+      await new Promise<void>((resolve) => attacker.listen(0, "127.0.0.1", resolve))
+      const port = (attacker.address() as AddressInfo).port
+      const context = await newContext()
+      try {
+        const page = await context.newPage()
+        await signInByHint(page, "victoria")
+        const [cookie] = await context.cookies(app.url)
+        const stillSignedIn = async (what: string) => {
+          expect(await context.cookies(app.url), what).toEqual([cookie])
+          await page.goto(app.url)
+          expect(await page.textContent("#user-id"), what).toBe("victoria")
+        }
+        for (const origin of [`http://localhost:${port}`, `http://127.0.0.1:${port}`]) {
+          // a top-level GET navigation to /logout: a page with the button, nothing signed out
+          await page.goto(`${origin}/get`)
+          await Promise.all([page.waitForURL(`${app.url}/logout`), page.click("#go")])
+          expect(await page.isVisible("#confirm-sign-out-button"), origin).toBe(true)
+          await stillSignedIn(`GET /logout from ${origin}`)
+          // a cross-origin form POST: refused, the cookie stays
+          await page.goto(`${origin}/post`)
+          const [response] = await Promise.all([page.waitForResponse(`${app.url}/logout`), page.click("#go")])
+          expect(response.status(), origin).toBe(403)
+          expect(await errorCode(page)).toBe("cross_site_sign_out")
+          await stillSignedIn(`POST /logout from ${origin}`)
+          // a navigation to /login: the signed-in session is kept
+          await page.goto(`${origin}/login`)
+          await Promise.all([page.waitForURL(`${app.url}/`), page.click("#go")])
+          expect(await page.textContent("#user-id")).toBe("victoria")
+          await stillSignedIn(`/login from ${origin}`)
+        }
+        // the app's own button still signs out
+        await page.goto(`${app.url}/logout`)
+        await Promise.all([page.waitForURL(`${app.url}/?signed-out`), page.click("#confirm-sign-out-button")])
+        expect(await context.cookies(app.url)).toEqual([])
+      } finally {
+        await context.close()
+        await new Promise((resolve) => attacker.close(resolve))
+      }
+    }, 60_000)
 
     it("logout forgets the user's tokens and clears the cookie; the other user stays signed in", async () => {
       const contexts = await Promise.all([newContext(), newContext()])

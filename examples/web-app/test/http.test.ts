@@ -82,21 +82,128 @@ describe("web app over HTTP (memory store)", () => {
     })
   )
 
-  it.scopedLive("logout: POST or GET forgets the user's tokens and session and clears the cookie", () =>
+  it.scopedLive("logout: a same-origin POST forgets the user's tokens and session and clears the cookie", () =>
     Effect.gen(function* () {
       const { app } = yield* startApp()
       const alice = yield* signIn(app.url, "alice")
-      const out = yield* get(`${app.url}/logout`, alice.cookie, { method: "POST" })
+      const out = yield* get(`${app.url}/logout`, alice.cookie, { method: "POST", headers: { origin: app.url } })
       expect(out.status).toBe(303)
       expect(out.headers.get("location")).toBe("/?signed-out")
       expect(setCookieOf(out)).toBe("")
       expect(out.headers.getSetCookie()[0]).toMatch(/Max-Age=0|Expires=Thu, 01 Jan 1970/)
       expect((yield* get(app.url, alice.cookie)).status).toBe(401)
+      // Sec-Fetch-Site: same-origin is enough (a browser's own form)
       const bob = yield* signIn(app.url, "bob")
-      expect((yield* get(`${app.url}/logout`, bob.cookie)).status).toBe(303)
+      const viaFetchSite = yield* get(`${app.url}/logout`, bob.cookie, {
+        method: "POST",
+        headers: { "sec-fetch-site": "same-origin" }
+      })
+      expect(viaFetchSite.status).toBe(303)
       expect(errorCodeOf((yield* get(app.url, bob.cookie)).text)).toBe("session_invalid")
       // signed out without a session: still a clean redirect
-      expect((yield* get(`${app.url}/logout`)).status).toBe(303)
+      expect(
+        (yield* get(`${app.url}/logout`, undefined, { method: "POST", headers: { origin: app.url } })).status
+      ).toBe(303)
+    })
+  )
+
+  it.scopedLive("logout from another site, by GET or by a request without Origin, changes nothing", () =>
+    Effect.gen(function* () {
+      const { app, emulator } = yield* startApp()
+      const alice = yield* signIn(app.url, "alice")
+      const otherOrigin = app.url.replace("127.0.0.1", "localhost")
+      const attempts: ReadonlyArray<RequestInit> = [
+        { method: "GET" },
+        { method: "POST", headers: { origin: "http://127.0.0.1:1" } },
+        { method: "POST", headers: { origin: otherOrigin } },
+        { method: "POST", headers: { origin: "null" } },
+        { method: "POST", headers: { "sec-fetch-site": "cross-site", origin: app.url } },
+        { method: "POST", headers: { "sec-fetch-site": "same-site" } },
+        { method: "POST", headers: { "sec-fetch-site": "none" } },
+        { method: "POST" }
+      ]
+      for (const init of attempts) {
+        const reply = yield* get(`${app.url}/logout`, alice.cookie, init)
+        const what = JSON.stringify(init)
+        expect(reply.status, what).toBe(init.method === "GET" ? 200 : 403)
+        if (init.method !== "GET") expect(errorCodeOf(reply.text), what).toBe("cross_site_sign_out")
+        // the cookie is neither cleared nor replaced
+        expect(setCookieOf(reply), what).toBeUndefined()
+        expect((yield* get(app.url, alice.cookie)).text, what).toContain('<dd id="user-id">alice</dd>')
+      }
+      // the GET page offers the button, which posts to /logout
+      const page = yield* get(`${app.url}/logout`, alice.cookie)
+      expect(page.text).toContain('<form method="post" action="/logout">')
+      // and alice's tokens are still there: her page works with no new sign-in
+      const signIns = (yield* emulator.stats).tokenRequests.authorization_code
+      expect((yield* get(app.url, alice.cookie)).status).toBe(200)
+      expect((yield* emulator.stats).tokenRequests.authorization_code).toBe(signIns)
+    })
+  )
+
+  it.scopedLive("/login for a signed-in session keeps it: back to the home page, nothing removed", () =>
+    Effect.gen(function* () {
+      const { app } = yield* startApp()
+      const alice = yield* signIn(app.url, "alice")
+      for (const path of ["/login", "/login?login_hint=mallory"]) {
+        const reply = yield* get(`${app.url}${path}`, alice.cookie)
+        expect(reply.status, path).toBe(303)
+        expect(reply.headers.get("location"), path).toBe("/")
+        expect(setCookieOf(reply), path).toBeUndefined()
+      }
+      expect((yield* get(app.url, alice.cookie)).text).toContain('<dd id="user-id">alice</dd>')
+    })
+  )
+
+  it.scopedLive(
+    "an error callback without this browser's state cancels nothing and shows none of its text; the sign-in completes",
+    () =>
+      Effect.gen(function* () {
+        const { app } = yield* startApp()
+        const login = yield* get(`${app.url}/login?login_hint=carol`)
+        const pending = setCookieOf(login)!
+        const consent = yield* get(login.headers.get("location")!)
+        const callbackUrl = consent.headers.get("location")!
+        const canary = "ATTACKER-TEXT-canary"
+        for (const forged of [
+          `/callback?error=${canary}`,
+          `/callback?error=access_denied&error_description=${canary}`,
+          `/callback?error=${canary}&state=wrong-state`,
+          `/callback?code=forged-code&state=wrong-state`,
+          "/callback?code=forged-code"
+        ]) {
+          const reply = yield* get(`${app.url}${forged}`, pending)
+          expect(reply.status, forged).toBe(400)
+          expect(errorCodeOf(reply.text), forged).toBe("state_mismatch")
+          expect(reply.text, forged).not.toContain(canary)
+          expect(setCookieOf(reply), forged).toBeUndefined()
+        }
+        // the real answer still finds its sign-in
+        const callback = yield* get(callbackUrl, pending)
+        expect(callback.status).toBe(303)
+        expect((yield* get(app.url, setCookieOf(callback)!)).text).toContain('<dd id="user-id">carol</dd>')
+      })
+  )
+
+  it.scopedLive("an error callback with the right state ends the sign-in; unknown error text is not shown", () =>
+    Effect.gen(function* () {
+      const { app } = yield* startApp()
+      const login = yield* get(`${app.url}/login`)
+      const pending = setCookieOf(login)!
+      const state = new URL(login.headers.get("location")!).searchParams.get("state")!
+      const reply = yield* get(
+        `${app.url}/callback?error=weird-canary-text&state=${encodeURIComponent(state)}`,
+        pending
+      )
+      expect(reply.status).toBe(400)
+      expect(errorCodeOf(reply.text)).toBe("authorization_error")
+      expect(reply.text).not.toContain("weird-canary-text")
+      expect(reply.text).toContain("unknown error")
+      expect(setCookieOf(reply)).toBe("")
+      // answered once
+      expect(errorCodeOf((yield* get(`${app.url}/callback?error=server_error&state=${state}`, pending)).text)).toBe(
+        "no_pending_sign_in"
+      )
     })
   )
 

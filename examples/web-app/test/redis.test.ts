@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { Redis } from "ioredis"
-import { errorCodeOf, get, signIn, startApp } from "./support/flow.js"
+import { errorCodeOf, get, setCookieOf, signIn, startApp } from "./support/flow.js"
 import { redisServerBinary, startRedis } from "./support/redis.js"
 
 const required = process.env.SERVICE_SDK_REQUIRE_REDIS === "1"
@@ -63,9 +63,33 @@ describe("web app with REDIS_URL: tokens and sessions in Redis", () => {
         expect((yield* emulator.stats).tokenRequests.total).toBe(tokenRequests)
 
         // logout on one instance ends the session on both
-        expect((yield* get(`${second.app.url}/logout`, alice.cookie, { method: "POST" })).status).toBe(303)
+        expect(
+          (yield* get(`${second.app.url}/logout`, alice.cookie, {
+            method: "POST",
+            headers: { origin: second.app.url }
+          })).status
+        ).toBe(303)
         expect(errorCodeOf((yield* get(app.url, alice.cookie)).text)).toBe("session_invalid")
         expect((yield* get(app.url, bob.cookie)).text).toContain('<dd id="user-id">bob</dd>')
+      })
+    )
+
+    it.scopedLive("a callback with another state leaves the pending sign-in in Redis; the right one takes it", () =>
+      Effect.gen(function* () {
+        const { app } = yield* startApp({ redisUrl: redis.url, redisPrefix: "t3:" })
+        const login = yield* get(`${app.url}/login?login_hint=dave`)
+        const pending = setCookieOf(login)!
+        const consent = yield* get(login.headers.get("location")!)
+        const pendingKeys = () => Effect.promise(() => admin.keys("t3:sessions:pending:*"))
+        expect(yield* pendingKeys()).toHaveLength(1)
+        for (const forged of ["/callback?error=x", "/callback?error=x&state=nope", "/callback?code=c&state=nope"]) {
+          expect(errorCodeOf((yield* get(`${app.url}${forged}`, pending)).text), forged).toBe("state_mismatch")
+        }
+        expect(yield* pendingKeys()).toHaveLength(1)
+        const callback = yield* get(consent.headers.get("location")!, pending)
+        expect(callback.status).toBe(303)
+        expect(yield* pendingKeys()).toEqual([])
+        expect((yield* get(app.url, setCookieOf(callback)!)).text).toContain('<dd id="user-id">dave</dd>')
       })
     )
 

@@ -18,19 +18,25 @@ describe("sessions in memory", () => {
     }
   })
 
-  it.effect("a pending sign-in is taken once", () =>
+  it.effect("a pending sign-in is taken once, and only with its own state", () =>
     Effect.gen(function* () {
       const store = yield* memory()
       const id = newSessionId()
       yield* store.putPending(id, pending("s1"), Duration.minutes(10))
       expect(yield* store.hasPending(id)).toBe(true)
       expect(yield* store.hasPending(id)).toBe(true)
-      const taken = yield* store.takePending(id)
-      expect(Option.map(taken, (p) => p.state)).toEqual(Option.some("s1"))
-      expect(Option.map(taken, (p) => Redacted.value(p.codeVerifier))).toEqual(Option.some("verifier-s1"))
-      expect(Option.isNone(yield* store.takePending(id))).toBe(true)
+      // another state (forged, or an error callback without one) leaves it in place
+      expect((yield* store.takePending(id, "s2"))._tag).toBe("StateMismatch")
+      expect((yield* store.takePending(id, ""))._tag).toBe("StateMismatch")
+      expect(yield* store.hasPending(id)).toBe(true)
+      const taken = yield* store.takePending(id, "s1")
+      expect(taken._tag).toBe("Taken")
+      if (taken._tag !== "Taken") return
+      expect(taken.pending.state).toBe("s1")
+      expect(Redacted.value(taken.pending.codeVerifier)).toBe("verifier-s1")
+      expect((yield* store.takePending(id, "s1"))._tag).toBe("NotPending")
       expect(yield* store.hasPending(id)).toBe(false)
-      expect(Option.isNone(yield* store.takePending(newSessionId()))).toBe(true)
+      expect((yield* store.takePending(newSessionId(), "s1"))._tag).toBe("NotPending")
     })
   )
 
@@ -43,7 +49,7 @@ describe("sessions in memory", () => {
       yield* TestClock.adjust("9 minutes")
       expect(yield* store.getUser(id)).toEqual(Option.some("alice"))
       yield* TestClock.adjust("2 minutes")
-      expect(Option.isNone(yield* store.takePending(id))).toBe(true)
+      expect((yield* store.takePending(id, "s"))._tag).toBe("NotPending")
       yield* TestClock.adjust("12 hours")
       expect(Option.isNone(yield* store.getUser(id))).toBe(true)
     })
@@ -60,7 +66,7 @@ describe("sessions in memory", () => {
       expect(yield* store.getUser(b)).toEqual(Option.some("bob"))
       yield* store.remove(a)
       expect(Option.isNone(yield* store.getUser(a))).toBe(true)
-      expect(Option.isNone(yield* store.takePending(a))).toBe(true)
+      expect((yield* store.takePending(a, "sa"))._tag).toBe("NotPending")
       expect(yield* store.getUser(b)).toEqual(Option.some("bob"))
     })
   )

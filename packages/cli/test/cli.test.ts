@@ -1,67 +1,13 @@
 import { Emulator, type EmulatorHandle } from "@service-sdk/emulator"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { buildBin, cli } from "./support/bin.js"
 
-const root = join(import.meta.dirname, "..", "..", "..")
-// the shipped bin: the shim that runs the bundle
-const bin = join(root, "packages", "cli", "bin", "service-sdk.js")
+const run = cli
 
-/** The environment without the SDK's variables, so tests do not depend on the machine. */
-const cleanEnv = () => {
-  const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith("SERVICE_SDK_") && value !== undefined) env[name] = value
-  }
-  return env
-}
-
-interface Result {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs the built bin; `onStdout` sees output as it comes (to act on a printed URL). */
-const run = (
-  args: ReadonlyArray<string>,
-  options: {
-    env?: Record<string, string>
-    timeoutMs?: number
-    onStdout?: (text: string, child: ChildProcess) => void
-  } = {}
-) =>
-  new Promise<Result>((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: options.env ?? cleanEnv(),
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`timed out: service-sdk ${args.join(" ")}\n${stdout}\n${stderr}`))
-    }, options.timeoutMs ?? 30_000)
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString()
-      options.onStdout?.(stdout, child)
-    })
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    child.on("close", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
-
-beforeAll(() => {
-  // the CLI tests run the real bin: make sure dist is current (tsc -b is incremental and fast)
-  execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-b", join(root, "packages", "cli")], { stdio: "inherit" })
-  execFileSync(process.execPath, [join(root, "packages", "cli", "scripts", "bundle.mjs")], { stdio: "inherit" })
-}, 120_000)
+beforeAll(buildBin, 120_000)
 
 describe("service-sdk CLI", () => {
   it("demo runs the whole story and ends with the summary", async () => {
@@ -75,6 +21,48 @@ describe("service-sdk CLI", () => {
     expect(result.stdout).toContain("after backing off")
     // tokens appear masked only: 4 characters, an ellipsis, 4 characters
     expect(result.stdout).toMatch(/token [A-Za-z0-9_-]{4}…[A-Za-z0-9_-]{4}/)
+    // every step says, in one line, what the demo sets for it and why
+    const titles = result.stdout.split("\n").filter((line) => line.startsWith("▶ "))
+    const sets = result.stdout.split("\n").filter((line) => line.startsWith("  sets: "))
+    expect(titles).toHaveLength(8)
+    expect(sets).toHaveLength(8)
+    expect(result.stdout).toContain("token lifetime 2 s")
+    expect(result.stdout).toContain("skew 1 s")
+    expect(result.stdout).not.toContain("renewed 1 s early")
+    // every row's counts are what its step makes: [token requests, API requests]
+    const expected: Record<string, readonly [number, number]> = {
+      "client credentials": [1, 1],
+      "authorization code": [1, 0],
+      "profile + saved tracks": [0, 2],
+      "expiry → refresh": [1, 1],
+      "thundering herd": [1, 0],
+      "401 → forced refresh": [1, 2],
+      "503 storm": [0, 4],
+      "public client + PKCE": [2, 1]
+    }
+    const summary = result.stdout.slice(result.stdout.indexOf("Summary"))
+    for (const [label, [tokens, api]] of Object.entries(expected)) {
+      const row = summary.split("\n").find((line) => line.startsWith(label))
+      expect(row, label).toBeDefined()
+      expect(
+        row!
+          .match(/\s(\d+)\s+(\d+)\s+[\d.]+ s$/)
+          ?.slice(1)
+          .map(Number),
+        label
+      ).toEqual([tokens, api])
+    }
+    // the totals: the rows plus the set-up requests the closing line names
+    const total =
+      /saw (\d+) token requests .* and (\d+) API requests: the rows above \((\d+) and (\d+)\) plus (\d+) token requests/.exec(
+        result.stdout
+      )
+    expect(total).not.toBeNull()
+    const [tokenTotal, apiTotal, rowTokens, rowApi, setUp] = total!.slice(1).map(Number)
+    expect(rowTokens).toBe(Object.values(expected).reduce((sum, [tokens]) => sum + tokens, 0))
+    expect(rowApi).toBe(Object.values(expected).reduce((sum, [, api]) => sum + api, 0))
+    expect(apiTotal).toBe(rowApi)
+    expect(tokenTotal).toBe(rowTokens! + setUp!)
   }, 90_000)
 
   it("token --emulator --json prints valid JSON with a masked token", async () => {
@@ -123,7 +111,7 @@ describe("service-sdk CLI", () => {
     for (const command of [[], ["demo"], ["token"], ["login"], ["whoami"], ["emulator"]]) {
       const result = await run([...command, "--help"])
       expect(result.code, `service-sdk ${command.join(" ")} --help`).toBe(0)
-      expect(result.stdout).toContain("USAGE")
+      expect(result.stdout).toContain("Usage:")
     }
   })
 

@@ -1,60 +1,27 @@
 import { Emulator, type EmulatorHandle } from "@service-sdk/emulator"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-
-const root = join(import.meta.dirname, "..", "..", "..")
-// the shipped bin: the shim that runs the bundle
-const bin = join(root, "packages", "cli", "bin", "service-sdk.js")
-
-const cleanEnv = (extra: Record<string, string> = {}) => {
-  const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith("SERVICE_SDK_") && value !== undefined) env[name] = value
-  }
-  return { ...env, ...extra }
-}
-
-interface Result {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
+import { buildBin, cleanEnv, cli } from "./support/bin.js"
 
 /** Runs the built bin; every authorization URL it prints is visited (the emulator approves by itself). */
-const run = (args: ReadonlyArray<string>, env: Record<string, string> = cleanEnv()) =>
-  new Promise<Result & { readonly visited: ReadonlyArray<string> }>((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    const visited: Array<string> = []
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`timed out: service-sdk ${args.join(" ")}\n${stdout}\n${stderr}`))
-    }, 30_000)
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString()
+const run = async (args: ReadonlyArray<string>, env: Record<string, string> = cleanEnv()) => {
+  const visited: Array<string> = []
+  const result = await cli(args, {
+    env,
+    onStdout: (stdout) => {
       const url = stdout.match(/http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+/)?.[0]
       if (url !== undefined && visited.length === 0) {
         visited.push(url)
         void fetch(url, { redirect: "follow" }).then((response) => response.text())
       }
-    })
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    child.on("close", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr, visited })
-    })
+    }
   })
+  return { ...result, visited }
+}
 
-beforeAll(() => {
-  execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-b", join(root, "packages", "cli")], { stdio: "inherit" })
-  execFileSync(process.execPath, [join(root, "packages", "cli", "scripts", "bundle.mjs")], { stdio: "inherit" })
-}, 120_000)
+beforeAll(buildBin, 120_000)
 
 describe("login with PKCE, as a confidential or a public client", () => {
   let emulator: EmulatorHandle

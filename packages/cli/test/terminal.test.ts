@@ -3,86 +3,29 @@
  * from a server or a callback reaches the terminal without control characters.
  */
 import { afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { existsSync, mkdtempSync } from "node:fs"
 import * as Net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { colourEnabled, oneLine, plain, stripControl } from "../src/internal/terminal.js"
-
-const root = join(import.meta.dirname, "..", "..", "..")
-const bin = join(root, "packages", "cli", "bin", "service-sdk.js")
-
-const cleanEnv = (extra: Record<string, string> = {}) => {
-  const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith("SERVICE_SDK_") && name !== "NO_COLOR" && value !== undefined) env[name] = value
-  }
-  return { ...env, ...extra }
-}
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = Net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-
-interface Result {
-  readonly code: number | null
-  readonly signal: NodeJS.Signals | null
-  readonly stdout: string
-  readonly stderr: string
-}
+import { bin, buildBin, cleanEnv, type RunOptions, runProcess } from "./support/bin.js"
+import { freePort } from "./support/chromium.js"
 
 const children: Array<ChildProcess> = []
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL")
 })
 
-/** Runs `command` with `args`; `onStdout` sees the output so far as it comes. */
-const run = (
-  command: string,
-  args: ReadonlyArray<string>,
-  options: {
-    env?: Record<string, string>
-    onStdout?: (text: string, child: ChildProcess) => void
-  } = {}
-) =>
-  new Promise<Result>((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env ?? cleanEnv(), stdio: ["ignore", "pipe", "pipe"] })
-    children.push(child)
-    let stdout = ""
-    let stderr = ""
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`timed out: ${args.join(" ")}\n${stdout}\n${stderr}`))
-    }, 30_000)
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString()
-      options.onStdout?.(stdout, child)
-    })
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    child.on("close", (code, signal) => {
-      clearTimeout(timer)
-      resolve({ code, signal, stdout, stderr })
-    })
-  })
+/** Runs `command` with `args`, its process killed after the test if still running. */
+const run = (command: string, args: ReadonlyArray<string>, options: RunOptions = {}) =>
+  runProcess(command, args, { ...options, onSpawn: (child) => children.push(child) })
 
-const cli = (args: ReadonlyArray<string>, options: Parameters<typeof run>[2] = {}) =>
-  run(process.execPath, [bin, ...args], options)
+const cli = (args: ReadonlyArray<string>, options: RunOptions = {}) => run(process.execPath, [bin, ...args], options)
 
 const ESC = "\u001b"
 
-beforeAll(() => {
-  execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-b", join(root, "packages", "cli")], { stdio: "inherit" })
-  execFileSync(process.execPath, [join(root, "packages", "cli", "scripts", "bundle.mjs")], { stdio: "inherit" })
-}, 120_000)
+beforeAll(buildBin, 120_000)
 
 describe("terminal text", () => {
   it("strips control characters, escape sequences and bidi overrides; colour only on a TTY without NO_COLOR", () => {
@@ -153,18 +96,22 @@ describe("service-sdk CLI in a terminal and a pipe", () => {
   })
 
   it("Ctrl-C during token (a token endpoint that never answers) exits 130", async () => {
-    // Ctrl-C once the token request has arrived: the CLI is up and waiting then (a fixed delay could fire before a
-    // loaded machine has loaded the bin, and SIGINT would just kill it)
-    const server = Net.createServer(() => {
-      setTimeout(() => children.at(-1)?.kill("SIGINT"), 200)
+    // Ctrl-C once the token request is in flight (on a loaded machine the bin may take seconds to start)
+    let connected: () => void = () => {}
+    const inFlight = new Promise<void>((resolve) => {
+      connected = resolve
     })
+    const server = Net.createServer(() => connected())
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     const address = server.address()
     const port = typeof address === "object" && address !== null ? address.port : 0
     try {
-      const result = await cli(["token", "--auth-url", `http://127.0.0.1:${port}`], {
+      const running = cli(["token", "--auth-url", `http://127.0.0.1:${port}`], {
         env: cleanEnv({ SERVICE_SDK_CLIENT_ID: "id", SERVICE_SDK_CLIENT_SECRET: "secret" })
       })
+      await inFlight
+      children.at(-1)!.kill("SIGINT")
+      const result = await running
       expect(result.code).toBe(130)
     } finally {
       server.close()

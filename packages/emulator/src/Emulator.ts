@@ -257,7 +257,7 @@ export const start: (options?: EmulatorOptions) => Promise<EmulatorHandle> = int
  * @since 0.1.0
  * @category tags
  */
-export class Emulator extends Context.Tag("@service-sdk/emulator/Emulator")<Emulator, Emulator.Service>() {
+export class Emulator extends Context.Tag("service-sdk/Emulator")<Emulator, Emulator.Service>() {
   /**
    * Starts the emulator on a loopback port for the current scope (it stops when the scope closes).
    *

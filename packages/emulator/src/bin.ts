@@ -117,4 +117,16 @@ const main = Effect.gen(function* () {
   )
 )
 
+// Ctrl-C (or SIGTERM) interrupts `main`, whose scope stops the server at once. Should stopping ever take longer than
+// this, the process exits anyway: a stop is never waited on for longer than a person would (issue 21 item 10).
+const STOP_DEADLINE_MS = 5_000
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    setTimeout(() => {
+      process.stderr.write(`service-sdk-emulator: did not stop within ${STOP_DEADLINE_MS / 1000} s; exiting\n`)
+      process.exit(1)
+    }, STOP_DEADLINE_MS).unref()
+  })
+}
+
 NodeRuntime.runMain(main, { disableErrorReporting: false })

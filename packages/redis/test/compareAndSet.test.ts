@@ -25,47 +25,49 @@ describeRedis("RedisTokenCache compare-and-set", (server) => {
   const cache = (key: string, options: Partial<RedisTokenCache.Options> = {}) =>
     RedisTokenCache.make({ url: server().url, key, ...options })
 
-  it.scopedLive("under the lock, set writes only if the entry is still the one get read", () =>
+  it.scopedLive("compareAndSet writes only if the entry still holds the expected token (one Lua script)", () =>
     Effect.gen(function* () {
       const key = uniqueKey()
       const tokens = yield* cache(key)
-      yield* tokens.set(token("first", "rt-1"))
-      yield* tokens.withLock!(
-        Effect.gen(function* () {
-          yield* tokens.get
-          // another process (that lost no lock, or a paused one) replaced it meanwhile
-          yield* Effect.promise(() => admin().set(key, TokenCache.encodeJson(token("newer", "rt-2"))))
-          yield* tokens.set(token("older", "rt-1b"))
-        })
-      )
-      expect(accessOf(yield* Effect.promise(() => admin().get(key)))).toBe("newer")
+      const cas = tokens.compareAndSet!
+      const read = () => Effect.promise(() => admin().get(key))
+      // none expects an empty entry
+      expect(yield* cas(Option.none(), token("first", "rt-1"))).toBe(true)
+      expect(yield* cas(Option.none(), token("other", "rt-x"))).toBe(false)
+      expect(accessOf(yield* read())).toBe("first")
 
-      // unchanged, or changed only by the rejected-refresh mark: written; two writes under one lock both land
-      yield* tokens.withLock!(
-        Effect.gen(function* () {
-          const read = Option.getOrThrow(yield* tokens.get)
-          const marked = new TokenInfo({ ...read, refreshRejected: true })
-          yield* Effect.promise(() => admin().set(key, TokenCache.encodeJson(marked)))
-          yield* tokens.set(token("renewed", "rt-3"))
-          yield* tokens.set(token("renewed-again", "rt-4"))
-        })
-      )
-      expect(accessOf(yield* Effect.promise(() => admin().get(key)))).toBe("renewed-again")
+      // another process (that lost no lock, or a paused one) replaced it meanwhile: refused, the newer one kept
+      const first = Option.getOrThrow(yield* tokens.get)
+      yield* Effect.promise(() => admin().set(key, TokenCache.encodeJson(token("newer", "rt-2"))))
+      expect(yield* cas(Option.some(first), token("older", "rt-1b"))).toBe(false)
+      expect(accessOf(yield* read())).toBe("newer")
 
-      // gone (FLUSHALL): written, so that a rotated refresh token is never dropped
-      yield* tokens.withLock!(
-        Effect.gen(function* () {
-          yield* tokens.get
-          yield* Effect.promise(() => admin().del(key))
-          yield* tokens.set(token("after-flush", "rt-5"))
-        })
-      )
-      expect(accessOf(yield* Effect.promise(() => admin().get(key)))).toBe("after-flush")
+      // changed only by the rejected-refresh mark (or the expiry): written; two writes in a row both land
+      const newer = Option.getOrThrow(yield* tokens.get)
+      const marked = new TokenInfo({ ...newer, expiresAt: newer.expiresAt + 5, refreshRejected: true })
+      yield* Effect.promise(() => admin().set(key, TokenCache.encodeJson(marked)))
+      const renewed = token("renewed", "rt-3")
+      expect(yield* cas(Option.some(newer), renewed)).toBe(true)
+      expect(yield* cas(Option.some(renewed), token("renewed-again", "rt-4"))).toBe(true)
+      expect(accessOf(yield* read())).toBe("renewed-again")
 
-      // outside the lock, set is a plain write
+      // same access token, another refresh token: a change
+      const current = Option.getOrThrow(yield* tokens.get)
+      expect(
+        yield* cas(Option.some(new TokenInfo({ ...current, refreshToken: Redacted.make("rt-z") })), token("x"))
+      ).toBe(false)
+
+      // gone (a sign-out, a FLUSHALL): a token is not expected there any more; none is
+      yield* Effect.promise(() => admin().del(key))
+      expect(yield* cas(Option.some(current), token("after-flush", "rt-5"))).toBe(false)
+      expect(yield* read()).toBe(null)
+      expect(yield* cas(Option.none(), token("after-flush", "rt-5"))).toBe(true)
+      expect(accessOf(yield* read())).toBe("after-flush")
+
+      // set stays a plain write
       yield* Effect.promise(() => admin().set(key, TokenCache.encodeJson(token("someone", "rt-x"))))
       yield* tokens.set(token("plain", "rt-6"))
-      expect(accessOf(yield* Effect.promise(() => admin().get(key)))).toBe("plain")
+      expect(accessOf(yield* read())).toBe("plain")
     })
   )
 

@@ -7,15 +7,12 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { ENV, normalizeScope, optionOrEnv, secretValue } from "./internal/config.js"
-import { maskUrlCredentials } from "./internal/redact.js"
+import { resolveRedirectUri, secretValue } from "./internal/config.js"
+import * as Protocol from "./internal/oauthClient.js"
 import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
-import { generateState } from "./internal/local/state.js"
-import * as Pkce from "./Pkce.js"
-import { AuthenticationError, ConfigurationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
+import type { AuthenticationError, ConfigurationError, TokenCacheError, TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"
 import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
 
@@ -130,80 +127,38 @@ export interface AuthorizationCodeService extends TokenProviderService {
   readonly redirectUri: string | undefined
 }
 
-const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
-  new AuthenticationError({ message, payload })
-
 /**
  * The code from the URL the authorization server redirected to (RFC 6749 §4.1.2). Accepts a full URL or a bare query
- * string. Rules, in order: an `error` parameter fails (§4.1.2.1); no `code` fails; when `expectedState` is given, a
- * missing or different `state` fails (§10.12, CSRF).
+ * string. Rules, in order: when `expectedState` is given, a missing or different `state` fails ("state mismatch";
+ * §10.12, CSRF); an `error` parameter fails (§4.1.2.1), its `error_description` without control characters and capped
+ * at 512 characters; no `code` fails.
+ *
+ * (The facade's `AsyncAuthorizationCode.parseResponseUrl` reads it here; everyone else through
+ * `AuthorizationCode.parseResponseUrl`.)
  *
  * @since 0.1.0
  */
-export const parseResponseUrl = (
+export const parseResponseUrl: (
   url: string,
-  options: { readonly expectedState?: string | undefined } = {}
-): Effect.Effect<string, AuthenticationError> => {
-  if (typeof url !== "string") return Effect.fail(authFailure("the authorization response must be a URL string"))
-  const query = (() => {
-    const trimmed = url.trim()
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
-      try {
-        return new URL(trimmed).searchParams
-      } catch {
-        return undefined
-      }
-    }
-    return new URLSearchParams(trimmed.startsWith("?") ? trimmed.slice(1) : trimmed)
-  })()
-  if (query === undefined) return Effect.fail(authFailure("the authorization response is not a valid URL"))
-  const error = query.get("error")
-  if (error !== null) {
-    const description = query.get("error_description")
-    return Effect.fail(
-      authFailure(`authorization failed: ${error}${description ? ` (${description})` : ""}`, {
-        error,
-        ...(description !== null ? { error_description: description } : {})
-      })
-    )
-  }
-  const code = query.get("code")
-  if (code === null || code === "") {
-    return Effect.fail(authFailure("the authorization response has no code"))
-  }
-  if (options.expectedState !== undefined && query.get("state") !== options.expectedState) {
-    return Effect.fail(
-      authFailure(
-        query.get("state") === null
-          ? "the authorization response has no state (expected one): possible CSRF"
-          : "the authorization response's state does not match the one sent: possible CSRF"
-      )
-    )
-  }
-  return Effect.succeed(code)
-}
+  options?: { readonly expectedState?: string | undefined }
+) => Effect.Effect<string, AuthenticationError> = Protocol.parseResponseUrl
 
 /**
- * An authorization-code provider: builds sign-in URLs, exchanges the code (with PKCE), then serves the user's token
- * from `tokenCache` and renews it with the refresh token, one request however many callers wait. See
- * {@link AuthorizationCode.make}.
- *
- * @since 0.1.0
+ * An authorization-code provider: the protocol steps of an `OAuthClient` (sign-in URLs, code exchange with PKCE) and
+ * ownership of the user's token: served from `tokenCache` and renewed with the refresh token, one request however
+ * many callers wait. See {@link AuthorizationCode.make}.
  */
-export const make = (
+const make = (
   options: Options = {}
 ): Effect.Effect<AuthorizationCodeService, ConfigurationError, HttpClient.HttpClient> =>
   Effect.gen(function* () {
     const resolved = yield* Provider.resolve(options)
-    const redirectUri = Option.getOrUndefined(yield* optionOrEnv(options.redirectUri, ENV.redirectUri))
-    if (redirectUri !== undefined && !URL.canParse(redirectUri)) {
-      return yield* new ConfigurationError({
-        message: `redirectUri is not a valid URL: ${maskUrlCredentials(JSON.stringify(redirectUri))}`
-      })
-    }
+    const redirectUri = yield* resolveRedirectUri(options.redirectUri)
+    const oauth = Protocol.make({ ...resolved, redirectUri }, resolved.endpoint)
     const bootstrap = secretValue(options.refreshToken)
     const initialRefreshToken = bootstrap ? Redacted.make(bootstrap) : undefined
 
+    // TODO(A): the refresh grant could be `oauth.refresh` once refreshGrant.ts takes a protocol instead of an endpoint
     const refresh = RefreshGrant.make(resolved.endpoint, {
       initialRefreshToken,
       noTokenMessage: "no token: call exchangeCode first (or pass a refreshToken)"
@@ -211,90 +166,30 @@ export const make = (
     // A shared refresh token is used only under the fleet lock: no renewal while the cache is unreachable.
     const { service, store } = yield* Provider.makeService("AuthorizationCode", resolved, refresh, "fail")
 
-    const getAuthorizationUrl = (urlOptions: AuthorizationUrlOptions = {}) => {
-      const params = new URLSearchParams({ response_type: "code", client_id: resolved.clientId })
-      if (redirectUri !== undefined) params.set("redirect_uri", redirectUri)
-      const scope = urlOptions.scope !== undefined ? normalizeScope(urlOptions.scope) : resolved.scope
-      if (scope !== undefined) params.set("scope", scope)
-      if (urlOptions.state !== undefined && urlOptions.state !== "") params.set("state", urlOptions.state)
-      if (urlOptions.showDialog === true) params.set("show_dialog", "true")
-      if (urlOptions.codeChallenge !== undefined && urlOptions.codeChallenge !== "") {
-        params.set("code_challenge", urlOptions.codeChallenge)
-        params.set("code_challenge_method", "S256")
-      }
-      return `${resolved.authUrl}/authorize?${params.toString()}`
-    }
+    const keep = (token: TokenInfo) => Effect.as(store(token), token)
 
     const exchangeCode = Effect.fn("AuthorizationCode.exchangeCode")(function* (
       code: string,
       exchangeOptions: ExchangeCodeOptions = {}
     ) {
-      if (typeof code !== "string") {
-        return yield* new ConfigurationError({ message: "the authorization code must be a string" })
-      }
-      if (code.trim() === "") return yield* new ConfigurationError({ message: "the authorization code is empty" })
-      const verifier = secretValue(exchangeOptions.codeVerifier)
-      if (verifier !== undefined && verifier.trim() === "") {
-        return yield* new ConfigurationError({ message: "codeVerifier is empty" })
-      }
-      if (verifier === undefined && resolved.publicClient) {
-        return yield* new ConfigurationError({
-          message: "public clients must use PKCE: pass the codeVerifier (or sign in with beginAuthorization)"
-        })
-      }
-      if (redirectUri === undefined) {
-        return yield* new ConfigurationError({
-          message: `missing redirectUri: pass the \`redirectUri\` option or set ${ENV.redirectUri}`
-        })
-      }
-      const token = yield* resolved.endpoint({
-        grant_type: "authorization_code",
-        code: Redacted.make(code.trim()),
-        redirect_uri: redirectUri,
-        code_verifier: verifier !== undefined ? Redacted.make(verifier) : undefined
-      })
-      if (token.refreshToken === undefined) {
-        return yield* authFailure("the code exchange returned no refresh_token", {
-          error: "invalid_token_response",
-          error_description: "missing refresh_token"
-        })
-      }
-      yield* store(token)
+      const token = yield* keep(yield* oauth.exchangeCode(code, exchangeOptions))
       yield* Effect.logDebug("AuthorizationCode: code exchanged for tokens")
       return token
     })
-
-    const beginAuthorization = (beginOptions: BeginAuthorizationOptions = {}) =>
-      Effect.gen(function* () {
-        const state =
-          beginOptions.state !== undefined && beginOptions.state !== "" ? beginOptions.state : yield* generateState
-        const pkce = yield* Pkce.make
-        const url = getAuthorizationUrl({
-          state,
-          scope: beginOptions.scope,
-          showDialog: beginOptions.showDialog,
-          codeChallenge: pkce.challenge
-        })
-        return { url, state, codeVerifier: pkce.verifier } satisfies PendingAuthorization
-      })
 
     const completeAuthorization = Effect.fn("AuthorizationCode.completeAuthorization")(function* (
       callbackUrl: string,
       pending: { readonly state: string; readonly codeVerifier: string | Redacted.Redacted<string> }
     ) {
-      if (typeof pending?.state !== "string" || pending.state === "") {
-        return yield* new ConfigurationError({
-          message: "completeAuthorization needs the pending state from beginAuthorization"
-        })
-      }
-      const code = yield* parseResponseUrl(callbackUrl, { expectedState: pending.state })
-      return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier })
+      const token = yield* keep(yield* oauth.completeAuthorization(callbackUrl, pending))
+      yield* Effect.logDebug("AuthorizationCode: code exchanged for tokens")
+      return token
     })
 
     const authorizationCode: AuthorizationCodeService = Object.assign(service, {
-      getAuthorizationUrl,
+      getAuthorizationUrl: oauth.authorizationUrl,
       exchangeCode,
-      beginAuthorization,
+      beginAuthorization: oauth.beginAuthorization,
       completeAuthorization,
       publicClient: resolved.publicClient,
       redirectUri
@@ -388,8 +283,3 @@ export declare namespace AuthorizationCode {
 }
 
 type AuthorizationCodeOptions = Options
-
-/**
- * @since 0.1.0
- */
-export const layer = AuthorizationCode.layer

@@ -6,6 +6,7 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Protocol from "./internal/oauthClient.js"
 import * as Provider from "./internal/provider.js"
 import type { ConfigurationError } from "./ServiceError.js"
 import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
@@ -43,10 +44,11 @@ export const make = (
   Effect.gen(function* () {
     // a client credentials grant always authenticates with a secret, whatever plain JS passes
     const resolved = yield* Provider.resolve({ ...options, publicClient: false })
+    const oauth = Protocol.make({ ...resolved, redirectUri: undefined }, resolved.endpoint)
     const { service } = yield* Provider.makeService(
       "ClientCredentials",
       resolved,
-      () => resolved.endpoint({ grant_type: "client_credentials", scope: resolved.scope }),
+      () => oauth.clientCredentials(),
       // a lost cache must not stop an app-only client: it renews on its own until the cache answers again
       "local"
     )

@@ -16,6 +16,7 @@ import * as ClientCredentials from "./ClientCredentials.js"
 import type * as Request from "./internal/client/request.js"
 import type * as Schemas from "./internal/client/schemas.js"
 import * as Service from "./internal/client/service.js"
+import { isVisibleAscii } from "./internal/redact.js"
 import {
   type ApiError,
   type AuthenticationError,
@@ -24,7 +25,7 @@ import {
   type TokenCacheError,
   type TransportError
 } from "./ServiceError.js"
-import { TokenProvider } from "./TokenProvider.js"
+import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
 import { UserTokens } from "./UserTokens.js"
 
 /**
@@ -158,6 +159,14 @@ export interface ServiceClientService extends ServiceClientResources {
     path: string,
     options?: RequestOptions<A>
   ) => Effect.Effect<A, ServiceClientError>
+  /**
+   * The same client (options, `HttpClient`, request policy) calling with another provider's tokens: what
+   * `ServiceClient.forUser` uses. Every client the SDK makes has it; a hand-made client (a test double) declares it
+   * to work with `forUser`.
+   *
+   * @since 0.3.0
+   */
+  readonly withTokenProvider?: ((provider: TokenProviderService) => ServiceClientService) | undefined
 }
 
 /**
@@ -189,37 +198,69 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
   static make(
     options: ServiceClientOptions = {}
   ): Effect.Effect<ServiceClientService, ConfigurationError, TokenProvider | HttpClient.HttpClient> {
-    return Effect.flatMap(TokenProvider, (provider) => Service.make(options, provider))
+    return Effect.flatMap(TokenProvider, (provider) => ServiceClient.makeWith(provider, options))
   }
 
   /**
-   * A layer of {@link ServiceClient.make}. An invalid option is a programming error here: the layer dies with the
-   * ConfigurationError as its defect (use `make` or `layerClientCredentials` to handle it as a failure).
+   * A client on the given token provider (no `TokenProvider` in context needed): e.g. one user's
+   * `UserTokens.provider(userId)`, or a provider of your own. Fails with ConfigurationError on an invalid option.
+   *
+   * @example
+   * ```ts
+   * import { NodeHttpClient } from "@effect/platform-node"
+   * import { Effect } from "effect"
+   * import { ServiceClient, TokenProvider } from "service-sdk"
+   *
+   * const me = Effect.gen(function* () {
+   *   const client = yield* ServiceClient.makeWith(TokenProvider.static(process.env.MY_TOKEN ?? ""))
+   *   return yield* client.users.me
+   * }).pipe(Effect.provide(NodeHttpClient.layerUndici))
+   * ```
+   *
+   * @since 0.3.0
+   */
+  static makeWith(
+    provider: TokenProviderService,
+    options: ServiceClientOptions = {}
+  ): Effect.Effect<ServiceClientService, ConfigurationError, HttpClient.HttpClient> {
+    return typeof provider?.getAccessToken !== "object" || typeof provider.forceRefresh !== "function"
+      ? Effect.fail(
+          new ConfigurationError({
+            message: "ServiceClient.makeWith needs a TokenProvider service (getAccessToken and forceRefresh)"
+          })
+        )
+      : Service.make(options, provider)
+  }
+
+  /**
+   * A layer of {@link ServiceClient.make}. An invalid option (or `SERVICE_SDK_API_URL`) fails the layer with
+   * ConfigurationError, as every constructor of the SDK does.
    *
    * @since 0.1.0
    */
   static layer(
     options: ServiceClientOptions = {}
-  ): Layer.Layer<ServiceClient, never, TokenProvider | HttpClient.HttpClient> {
-    return Layer.effect(ServiceClient, ServiceClient.make(options)).pipe(Layer.orDie)
+  ): Layer.Layer<ServiceClient, ConfigurationError, TokenProvider | HttpClient.HttpClient> {
+    return Layer.effect(ServiceClient, ServiceClient.make(options))
   }
 
   /**
-   * A client on one fixed access token: no provider, and a 401 is final (AuthenticationError). Dies with a
-   * ConfigurationError on an empty token or an invalid option.
+   * A client on one fixed access token: no provider, and a 401 is final (AuthenticationError). Fails with
+   * ConfigurationError on an empty token, a token that is not visible ASCII (RFC 6750 §2.1: it could not go in a
+   * header as is), or an invalid option.
    *
    * @since 0.1.0
    */
   static layerAccessToken(
     token: string | Redacted.Redacted<string>,
     options: ServiceClientOptions = {}
-  ): Layer.Layer<ServiceClient, never, HttpClient.HttpClient> {
-    const accessToken = Redacted.isRedacted(token) ? token : Redacted.make(token)
-    const make =
-      Redacted.value(accessToken).trim() === ""
-        ? Effect.fail(new ConfigurationError({ message: "the access token is empty" }))
-        : Service.make(options, { getAccessToken: Effect.succeed(accessToken) })
-    return Layer.effect(ServiceClient, make).pipe(Layer.orDie)
+  ): Layer.Layer<ServiceClient, ConfigurationError, HttpClient.HttpClient> {
+    return Layer.effect(
+      ServiceClient,
+      Effect.flatMap(checkAccessToken(token), (accessToken) =>
+        Service.make(options, { getAccessToken: Effect.succeed(accessToken) })
+      )
+    )
   }
 
   /**
@@ -238,15 +279,40 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
 
   /**
    * The client in context, with its options and policy (retries, `Retry-After`, 401 → one forced refresh), calling
-   * with one user's bearer from `UserTokens`: a 401 renews only that user's token.
+   * with one user's bearer from `UserTokens`: a 401 renews only that user's token. Works with any client that has
+   * `withTokenProvider` (every client the SDK makes); a hand-made one without it is a defect, never another
+   * user's client.
    *
    * @since 0.2.0
    */
   static forUser(userId: string): Effect.Effect<ServiceClientService, never, UserTokens | ServiceClient> {
-    return Effect.map(Effect.zip(UserTokens, ServiceClient), ([users, client]) =>
-      Service.forTokens(client, users.provider(userId))
+    return Effect.flatMap(Effect.zip(UserTokens, ServiceClient), ([users, client]) =>
+      client.withTokenProvider === undefined
+        ? Effect.dieMessage(
+            "ServiceClient.forUser needs a client with withTokenProvider (one made by ServiceClient.make, makeWith or a layer)"
+          )
+        : Effect.sync(() => client.withTokenProvider!(users.provider(userId)))
     )
   }
+}
+
+/** A user-given access token: non-empty visible ASCII (RFC 6750 §2.1), else a ConfigurationError. */
+const checkAccessToken = (
+  token: string | Redacted.Redacted<string>
+): Effect.Effect<Redacted.Redacted<string>, ConfigurationError> => {
+  const value = Redacted.isRedacted(token) ? Redacted.value(token) : token
+  if (typeof value !== "string" || value.trim() === "") {
+    return Effect.fail(new ConfigurationError({ message: "the access token is empty" }))
+  }
+  if (!isVisibleAscii(value)) {
+    return Effect.fail(
+      new ConfigurationError({
+        message:
+          "the access token holds characters a bearer token cannot (only visible ASCII, RFC 6750 §2.1: no spaces, control characters or non-ASCII)"
+      })
+    )
+  }
+  return Effect.succeed(Redacted.isRedacted(token) ? token : Redacted.make(value))
 }
 
 /**

@@ -5,7 +5,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { AuthenticationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
+import { isVisibleAscii } from "./internal/redact.js"
+import { AuthenticationError, ConfigurationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
 
 /**
  * What every provider supplies and the client consumes.
@@ -34,12 +35,21 @@ export interface TokenProviderService {
  */
 export class TokenProvider extends Context.Tag("service-sdk/TokenProvider")<TokenProvider, TokenProviderService>() {
   /**
-   * A provider of one fixed token; `forceRefresh` fails, since nothing can renew it.
+   * A provider of one fixed token; `forceRefresh` fails, since nothing can renew it. Throws ConfigurationError for a
+   * token that is empty or not visible ASCII (it could not be sent as a bearer token).
    *
    * @since 0.1.0
    */
   static static(token: string | Redacted.Redacted<string>): TokenProviderService {
     const accessToken = Redacted.isRedacted(token) ? token : Redacted.make(token)
+    const raw: unknown = Redacted.value(accessToken)
+    if (typeof raw !== "string" || !isVisibleAscii(raw)) {
+      // a programming error on a given value, thrown at once (this constructor is not an Effect)
+      throw new ConfigurationError({
+        message:
+          "TokenProvider.static: the access token must be non-empty visible ASCII (RFC 6750 §2.1: no spaces, control characters or non-ASCII)"
+      })
+    }
     return {
       getAccessToken: Effect.succeed(accessToken),
       forceRefresh: () =>

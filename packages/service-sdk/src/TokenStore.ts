@@ -8,6 +8,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { createHash } from "node:crypto"
+import type { ConfigurationError } from "./ServiceError.js"
 import * as TokenCache from "./TokenCache.js"
 import type { TokenInfo } from "./TokenInfo.js"
 
@@ -29,7 +30,13 @@ export const memory = (): Effect.Effect<TokenStore> =>
     return (userId: string): TokenCache.TokenCache => ({
       get: Effect.sync(() => Option.fromNullable(entries.get(userId))),
       set: (token) => Effect.sync(() => void entries.set(userId, token)),
-      clear: Effect.sync(() => void entries.delete(userId))
+      clear: Effect.sync(() => void entries.delete(userId)),
+      compareAndSet: (expected, next) =>
+        Effect.sync(() => {
+          if (!TokenCache.sameEntry(expected, Option.fromNullable(entries.get(userId)))) return false
+          entries.set(userId, next)
+          return true
+        })
     })
   })
 
@@ -45,18 +52,27 @@ export const fileName = (userId: string): string =>
 
 /**
  * One `TokenCache.file` per user in `path` (created with mode 0700; files are 0600, written atomically), named by
- * {@link fileName}. A missing or unreadable file reads as none; `clear` removes the user's file.
+ * {@link fileName}, each with its own lock file beside it (`withLock` and `compareAndSet` across the processes of
+ * one machine: web-app workers of a cluster share the directory safely). A missing or unreadable file reads as none;
+ * `clear` removes the user's file. `options` as `TokenCache.file`.
  *
  * @since 0.2.0
  */
-export const directory = (path: string): Effect.Effect<TokenStore, never, FileSystem.FileSystem> =>
-  Effect.gen(function* () {
+export function directory(path: string): Effect.Effect<TokenStore, never, FileSystem.FileSystem>
+export function directory(
+  path: string,
+  options: TokenCache.FileOptions
+): Effect.Effect<TokenStore, ConfigurationError, FileSystem.FileSystem>
+export function directory(
+  path: string,
+  options?: TokenCache.FileOptions
+): Effect.Effect<TokenStore, ConfigurationError, FileSystem.FileSystem> {
+  return Effect.gen(function* () {
+    const lock = yield* TokenCache.fileLockOptions(options)
     const fs = yield* FileSystem.FileSystem
     const dir = path.endsWith("/") && path.length > 1 ? path.slice(0, -1) : path
     // best effort now; each write creates it again if needed (and reports a failure as TokenCacheError)
     yield* fs.makeDirectory(dir, { recursive: true, mode: 0o700 }).pipe(Effect.ignore)
-    return (userId: string) =>
-      Effect.runSync(
-        TokenCache.file(`${dir}/${fileName(userId)}`).pipe(Effect.provideService(FileSystem.FileSystem, fs))
-      )
+    return (userId: string) => TokenCache.makeFile(fs, `${dir}/${fileName(userId)}`, lock)
   })
+}

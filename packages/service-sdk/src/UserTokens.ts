@@ -15,11 +15,10 @@ import type * as Redacted from "effect/Redacted"
 import * as RcMap from "effect/RcMap"
 import type * as Scope from "effect/Scope"
 import type * as AuthorizationCode from "./AuthorizationCode.js"
-import type * as TokenCache from "./TokenCache.js"
 import { positiveDuration } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
-import { AuthenticationError, ConfigurationError, TokenCacheError } from "./ServiceError.js"
+import { AuthenticationError, ConfigurationError, type TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 import type { TokenProviderService } from "./TokenProvider.js"
 import type { TokenStore } from "./TokenStore.js"
@@ -95,8 +94,7 @@ export const make = (
     interface UserState {
       readonly service: TokenProviderService
       readonly store: (token: TokenInfo) => Effect.Effect<void, TokenCacheError>
-      readonly clear: (clearCache: Effect.Effect<void, TokenCacheError>) => Effect.Effect<void, TokenCacheError>
-      readonly cache: TokenCache.TokenCache
+      readonly signOut: Effect.Effect<void, TokenCacheError>
     }
     const users = yield* RcMap.make({
       idleTimeToLive,
@@ -111,10 +109,8 @@ export const make = (
               ? Effect.fail(new AuthenticationError({ message: NOT_SIGNED_IN }))
               : refresh(current)
           )
-        return Effect.map(Provider.makeService("UserTokens", { ...resolved, cache }, renew, "fail"), (state) => ({
-          ...state,
-          cache
-        }))
+        // an empty entry is a sign-out (here or in another process sharing the store): never written back
+        return Provider.makeService("UserTokens", { ...resolved, cache }, renew, "fail", "signedOut")
       }
     })
     const withUser = <A, E>(userId: string, f: (state: UserState) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
@@ -143,18 +139,9 @@ export const make = (
     const signOut = (userId: string): Effect.Effect<void, TokenCacheError> =>
       Effect.suspend(() => {
         const id = checkUserId(userId)
-        return withUser(id, (state) =>
-          state.cache.clear === undefined
-            ? Effect.fail(
-                new TokenCacheError({
-                  message: "cannot sign out: this TokenStore's caches have no clear operation (give them a clear())"
-                })
-              )
-            : // under the store's cross-process lock too: a renewal under way in another process lands first
-              state.clear(
-                state.cache.withLock === undefined ? state.cache.clear : state.cache.withLock(state.cache.clear)
-              )
-        ).pipe(Effect.zipRight(RcMap.invalidate(users, id)))
+        // under the user's lock and the store's cross-process lock: a renewal under way lands first, and one that
+        // was under way elsewhere cannot write its token back (its compare-and-set finds the entry gone)
+        return withUser(id, (state) => state.signOut).pipe(Effect.zipRight(RcMap.invalidate(users, id)))
       }).pipe(Effect.withSpan("UserTokens.signOut"))
 
     return { provider, signIn, signOut } satisfies UserTokensService

@@ -93,15 +93,60 @@ describe("AuthorizationCode.parseResponseUrl", () => {
     return error
   }
 
-  it.effect("an error parameter fails with error and error_description in the payload, before anything else", () =>
+  it.effect("an error parameter fails with error and error_description in the payload, before the code", () =>
     Effect.gen(function* () {
       const error = failure(
-        yield* parse(`${REDIRECT_URI}?error=access_denied&error_description=User+said+no&code=c&state=s`, "other")
+        yield* parse(`${REDIRECT_URI}?error=access_denied&error_description=User+said+no&code=c&state=s`, "s")
       )
       expect(error.payload).toEqual({ error: "access_denied", error_description: "User said no" })
       expect(error.message).toContain("access_denied")
       const bare = failure(yield* parse("error=server_error"))
       expect(bare.payload).toEqual({ error: "server_error" })
+    })
+  )
+
+  it.effect(
+    "a state mismatch is checked before the error parameter (a forged callback is not the server's answer)",
+    () =>
+      Effect.gen(function* () {
+        for (const url of [
+          `${REDIRECT_URI}?error=server_error&error_description=forged&state=evil`,
+          `${REDIRECT_URI}?error=server_error&error_description=forged`
+        ]) {
+          const error = failure(yield* parse(url, "good"))
+          expect(error.message).toMatch(/^state mismatch/)
+          expect(error.message).not.toContain("server_error")
+          expect(error.message).not.toContain("forged")
+          expect(error.payload).toBeUndefined()
+        }
+      })
+  )
+
+  it.effect("a hostile error_description: control and bidi characters removed, capped at 512 characters", () =>
+    Effect.gen(function* () {
+      const hostile = "\u001b]0;pwned\u0007\u001b[2Jok\r\nX: 1\u202Eevil\u0000\u009b"
+      const error = failure(
+        yield* parse(
+          `?${new URLSearchParams({ error: "access_denied\u001b[31m", error_description: hostile, state: "s" })}`,
+          "s"
+        )
+      )
+      expect(error.payload).toEqual({ error: "access_denied[31m", error_description: "]0;pwned[2JokX: 1evil" })
+      for (const text of [error.message, error.payload!.error, error.payload!.error_description!]) {
+        expect(text).not.toMatch(/[\p{Cc}\p{Cf}]/u)
+      }
+      const huge = failure(
+        yield* parse(
+          `?${new URLSearchParams({ error: "x", error_description: "\u202E".repeat(10) + "A".repeat(1_000_000) })}`
+        )
+      )
+      expect(huge.payload?.error_description).toBe("A".repeat(512))
+      expect(huge.message.length).toBeLessThan(600)
+      // a cut never splits a surrogate pair
+      const emoji = failure(
+        yield* parse(`?${new URLSearchParams({ error: "x", error_description: `a${"😀".repeat(400)}` })}`)
+      )
+      expect(emoji.payload?.error_description).toBe(`a${"😀".repeat(255)}`)
     })
   )
 

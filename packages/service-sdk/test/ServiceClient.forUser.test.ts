@@ -76,4 +76,45 @@ describe("ServiceClient.forUser", () => {
       expect((yield* requests).length).toBe(0)
     })
   )
+
+  it.scoped("works for a hand-made client that declares withTokenProvider (a spread copy keeps it); dies without", () =>
+    Effect.gen(function* () {
+      const { users, requests } = yield* setup(new Set())
+      yield* users.signIn("alice", tokenInfo("alice-token", 3600, { refreshToken: "alice-refresh" }))
+      const base = yield* ServiceClient.makeWith(TokenProvider.static("no-user"), { apiUrl: API_URL }).pipe(
+        Effect.provide(MockHttpClient.layer(handler(new Set())))
+      )
+      // a user's own wrapper of a client, as plain objects are spread
+      const wrapped: ServiceClient.Service = { ...base }
+      const alice = yield* ServiceClient.forUser("alice").pipe(
+        Effect.provideService(ServiceClient, wrapped),
+        Effect.provideService(UserTokens, users)
+      )
+      expect((yield* alice.users.me).id).toBe("alice")
+      expect((yield* requests).length).toBe(0) // the wrapper's own HttpClient carried the request
+
+      const { withTokenProvider: _, ...bare } = base
+      const exit = yield* Effect.exit(
+        ServiceClient.forUser("alice").pipe(
+          Effect.provideService(ServiceClient, bare),
+          Effect.provideService(UserTokens, users)
+        )
+      )
+      expect(exit._tag).toBe("Failure")
+      expect(JSON.stringify(exit)).toContain("withTokenProvider")
+    })
+  )
+})
+
+describe("ServiceClient.makeWith", () => {
+  it.effect("a client on the given provider, no TokenProvider in context; bad options and providers fail", () =>
+    Effect.gen(function* () {
+      const client = yield* ServiceClient.makeWith(TokenProvider.static("bob-token"), { apiUrl: API_URL })
+      expect((yield* client.users.me).id).toBe("bob")
+      const badOption = yield* Effect.flip(ServiceClient.makeWith(TokenProvider.static("t"), { timeout: 0 }))
+      expect(badOption._tag).toBe("ConfigurationError")
+      const badProvider = yield* Effect.flip(ServiceClient.makeWith({} as TokenProvider.Service))
+      expect(badProvider._tag).toBe("ConfigurationError")
+    }).pipe(Effect.provide(MockHttpClient.layer(handler(new Set()))))
+  )
 })

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Layer } from "effect"
-import { AuthorizationCode, ClientCredentials, ServiceClient, TokenStore } from "service-sdk"
+import { AuthorizationCode, ClientCredentials, ServiceClient, TokenProvider, TokenStore } from "service-sdk"
 import {
   AsyncAuthorizationCode,
   AsyncClientCredentials,
@@ -214,4 +214,50 @@ describe("Effect constructors reject the same values", () => {
     expect(sc).toBeInstanceOf(ConfigurationError)
     expect((sc as ConfigurationError).message).toMatch(/^maxRetryAfter must be a positive duration/)
   })
+})
+
+describe("a given access token must be visible ASCII (RFC 6750 §2.1)", () => {
+  const http = MockHttpClient.layer(() => MockHttpClient.json({}))
+  const bad = ["a\r\nX: 1", "tok\u001b]0;title\u0007", "two words", "tök", "\u202Etok", " "]
+
+  it("ServiceClient.layerAccessToken fails with ConfigurationError in the error channel, without a request", () => {
+    for (const token of bad) {
+      const error = Effect.runSync(
+        Layer.build(ServiceClient.layerAccessToken(token)).pipe(Effect.scoped, Effect.provide(http), Effect.flip)
+      )
+      expectConfigurationError(error, /access token/)
+      expect(error.message).not.toContain(token.trim() === "" ? "\u0000" : token)
+    }
+    // a JWT and RFC 6750 b64token characters are fine
+    const ok = Effect.runSync(
+      Layer.build(ServiceClient.layerAccessToken("eyJh.eyJz.c2ln-_~+/==")).pipe(
+        Effect.scoped,
+        Effect.provide(http),
+        Effect.either
+      )
+    )
+    expect(ok._tag).toBe("Right")
+  })
+
+  it("TokenProvider.static throws ConfigurationError at once", () => {
+    for (const token of bad) {
+      expectConfigurationError(
+        thrownBy(() => TokenProvider.static(token)),
+        /visible ASCII/
+      )
+    }
+    expect(thrownBy(() => TokenProvider.static("eyJh.eyJz.c2ln-_~+/=="))).toBeUndefined()
+  })
+
+  for (const { name, options } of clients) {
+    it(`new AsyncServiceClient({ accessToken }) throws ConfigurationError (${name}), never a slow TransportError`, () => {
+      // (a blank accessToken counts as absent in the facade: "no credentials")
+      for (const token of bad.filter((token) => token.trim() !== "")) {
+        expectConfigurationError(
+          thrownBy(() => new AsyncServiceClient({ ...options, accessToken: token, apiUrl: "http://127.0.0.1:1/v1" })),
+          /access token/
+        )
+      }
+    })
+  }
 })

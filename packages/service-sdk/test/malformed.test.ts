@@ -10,6 +10,8 @@ const raw = (body: string, contentType = "application/json"): MockResponse => ({
   body
 })
 
+const tokenBodyWith = (accessToken: string) => ({ access_token: accessToken, token_type: "Bearer", expires_in: 3600 })
+
 const malformedResponses: ReadonlyArray<readonly [string, MockResponse]> = [
   ["a non-JSON 2xx (HTML)", raw("<html><body>tok-canary-html</body></html>", "text/html")],
   ["truncated JSON", raw('{"access_token":"tok-truncated","token_type":"Bearer","expires_in":36')],
@@ -22,8 +24,40 @@ const malformedResponses: ReadonlyArray<readonly [string, MockResponse]> = [
   ["a non-finite expires_in", raw('{"access_token":"x","token_type":"Bearer","expires_in":1e999}')],
   ["a missing expires_in", MockHttpClient.json({ access_token: "x", token_type: "Bearer" })],
   ["a non-bearer token_type", MockHttpClient.json({ access_token: "x", token_type: "mac", expires_in: 3600 })],
-  ["an empty 200", { status: 200 }]
+  ["an empty 200", { status: 200 }],
+  // RFC 6750 §2.1: tokens are visible ASCII; terminal escapes, CR/LF, spaces and non-ASCII are not tokens
+  ["an access_token with a terminal title escape", MockHttpClient.json(tokenBodyWith("tok\u001b]0;pwned\u0007"))],
+  ["an access_token with a clear-screen escape", MockHttpClient.json(tokenBodyWith("\u001b[2Jtok"))],
+  ["an access_token with CR/LF", MockHttpClient.json(tokenBodyWith("tok\r\nX-Injected: 1"))],
+  ["an access_token with a space", MockHttpClient.json(tokenBodyWith("tok en"))],
+  ["an access_token with non-ASCII", MockHttpClient.json(tokenBodyWith("tök\u202E"))],
+  [
+    "a refresh_token with control characters",
+    MockHttpClient.json({ ...tokenBodyWith("tok-ok"), refresh_token: "refresh\u001b[2J" })
+  ]
 ]
+
+describe("token characters", () => {
+  it.effect("visible ASCII tokens (b64token, JWT) are accepted; others never reach the cache or a message", () =>
+    Effect.gen(function* () {
+      const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2lnbmF0dXJl-_~+/=="
+      const provider = yield* AuthorizationCode
+      yield* setHandler(() => tokenResponse(jwt, { refresh_token: "r~+/._-=" }))
+      const token = yield* provider.exchangeCode("code")
+      expect(value(token.accessToken)).toBe(jwt)
+      yield* TestClock.adjust("1 hour")
+      const canary = "canary\u001b]0;title\u0007secret"
+      yield* setHandler(() => tokenResponse(canary))
+      const error = yield* Effect.flip(provider.getAccessToken)
+      expect(error._tag).toBe("AuthenticationError")
+      expect(error.message).toContain("access_token is not visible ASCII")
+      expect(JSON.stringify(error)).not.toContain("canary")
+      expect(String(error)).not.toContain("canary")
+      // not retried as a transport failure
+      expect(yield* requestCount).toBe(2)
+    }).pipe(Effect.provide(authorizationCodeLayer(() => tokenResponse("unused"))))
+  )
+})
 
 describe("malformed token responses", () => {
   it.effect.each(malformedResponses)(

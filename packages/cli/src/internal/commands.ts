@@ -1,12 +1,24 @@
 /**
- * The commands of `service-sdk`: demo, token, login, whoami, emulator. Their options are here; what they do is in
- * `handlers.ts`, loaded when a command runs.
+ * The commands of `service-sdk` (demo, token, login, whoami, emulator): one table that declares each command's
+ * options for the parser (`@effect/cli`) and for the help (`help.ts`). What they do is in `handlers.ts`, loaded when
+ * a command runs.
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { publicClientOption, targetOptions } from "./options.js"
+import { type CommandHelp, PROGRAM } from "./help.js"
+import {
+  cacheFlag,
+  configOf,
+  DEFAULT_EMULATOR_PORT,
+  DEFAULT_LOGIN_PORT,
+  DEFAULT_LOGIN_SCOPE,
+  flag,
+  helpOf,
+  publicClientFlag,
+  targetFlags,
+  wholeNumber
+} from "./options.js"
 import type { TargetFlags } from "./target.js"
 
 /** The handlers load on first use, so `--help` and argument errors load only the command line itself. */
@@ -16,79 +28,159 @@ const lazy = <A, E, R>(f: (handlers: typeof import("./handlers.js")) => Effect.E
     f
   )
 
-const cacheOption = Options.file("cache").pipe(
-  Options.withDescription("token cache file (default ~/.config/service-sdk/tokens.json, mode 0600)"),
-  Options.optional
-)
-
-const demoCommand = Command.make("demo", {}, () => lazy((run) => run.demo)).pipe(
-  Command.withDescription("run the whole story against an embedded emulator (what `npm start` runs)")
-)
+const scopeFlag = flag(Options.text("scope").pipe(Options.optional), {
+  usage: "--scope <scopes>",
+  description: "the scopes to ask for, space- or comma-separated",
+  default: "none (the app's own)"
+})
 
 /** `token`'s options */
-export const tokenConfig = {
-  ...targetOptions,
-  json: Options.boolean("json").pipe(Options.withDescription("print JSON")),
-  reveal: Options.boolean("reveal").pipe(Options.withDescription("print the raw token (for piping)")),
-  scope: Options.text("scope").pipe(Options.withDescription("space- or comma-separated scopes"), Options.optional)
+export const tokenFlags = {
+  ...targetFlags,
+  scope: scopeFlag,
+  json: flag(Options.boolean("json"), {
+    usage: "--json",
+    description: "print JSON (the token masked unless --reveal)"
+  }),
+  reveal: flag(Options.boolean("reveal"), {
+    usage: "--reveal",
+    description: "print the whole token, alone on its line, for piping"
+  })
 }
-
-const tokenCommand = Command.make("token", tokenConfig, (flags) => lazy((run) => run.token(flags))).pipe(
-  Command.withDescription("get an app token (client credentials) and print it masked")
-)
 
 /** `login`'s options */
-export const loginConfig = {
-  ...targetOptions,
-  scope: Options.text("scope").pipe(
-    Options.withDescription("space- or comma-separated scopes"),
-    Options.withDefault("user-read-private user-read-email user-library-read")
-  ),
-  noBrowser: Options.boolean("no-browser").pipe(Options.withDescription("print the URL instead of opening a browser")),
-  port: Options.integer("port").pipe(
-    Options.withDescription("loopback port for the redirect"),
-    Options.withDefault(8888)
-  ),
-  publicClient: publicClientOption,
-  cache: cacheOption
+export const loginFlags = {
+  ...targetFlags,
+  scope: flag(Options.text("scope").pipe(Options.withDefault(DEFAULT_LOGIN_SCOPE)), {
+    usage: "--scope <scopes>",
+    description: "the scopes to ask for, space- or comma-separated",
+    default: DEFAULT_LOGIN_SCOPE
+  }),
+  noBrowser: flag(Options.boolean("no-browser"), {
+    usage: "--no-browser",
+    description: "print the consent page's URL instead of opening a browser"
+  }),
+  port: flag(wholeNumber("port", 1, 65_535).pipe(Options.withDefault(DEFAULT_LOGIN_PORT)), {
+    usage: "--port <n>",
+    description: "the loopback port the browser is sent back to (http://127.0.0.1:<n>/callback)",
+    default: String(DEFAULT_LOGIN_PORT)
+  }),
+  publicClient: publicClientFlag,
+  cache: cacheFlag
 }
 
-const loginCommand = Command.make("login", loginConfig, (flags) => lazy((run) => run.login(flags))).pipe(
-  Command.withDescription("sign in through the browser (authorization code) and save the tokens")
-)
-
-/** `whoami`'s options */
-export const whoamiConfig = { ...targetOptions, publicClient: publicClientOption, cache: cacheOption }
-
-const whoamiCommand = Command.make("whoami", whoamiConfig, (flags) => lazy((run) => run.whoami(flags))).pipe(
-  Command.withDescription("show the signed-in user, refreshing the saved token as needed")
-)
-
-/** `emulator`'s options */
-export const emulatorConfig = {
-  port: Options.integer("port").pipe(
-    Options.withDescription("port on 127.0.0.1 (0: any free one)"),
-    Options.withDefault(4000)
-  ),
-  autoApprove: Options.boolean("auto-approve").pipe(Options.withDescription("approve consent without a page")),
-  tokenLifetime: Options.integer("token-lifetime").pipe(
-    Options.withDescription("access token lifetime in seconds"),
-    Options.withDefault(3600)
-  ),
-  rotateRefreshTokens: Options.boolean("rotate-refresh-tokens").pipe(
-    Options.withDescription("issue a new refresh token on every refresh")
-  )
+/** `whoami`'s options (`--emulator` is parsed to say why it cannot work here) */
+export const whoamiFlags = {
+  ...targetFlags,
+  emulator: { ...targetFlags.emulator, hidden: true },
+  publicClient: publicClientFlag,
+  cache: cacheFlag
 }
 
-const emulatorCommand = Command.make("emulator", emulatorConfig, (flags) => lazy((run) => run.emulator(flags))).pipe(
-  Command.withDescription("run the Service emulator standalone")
-)
+/** `emulator`'s options: those of `service-sdk-emulator` */
+export const emulatorFlags = {
+  port: flag(wholeNumber("port", 0, 65_535).pipe(Options.withAlias("p"), Options.withDefault(DEFAULT_EMULATOR_PORT)), {
+    usage: "-p, --port <n>",
+    description: "the port on 127.0.0.1 (0: any free port)",
+    default: String(DEFAULT_EMULATOR_PORT)
+  }),
+  autoApprove: flag(Options.boolean("auto-approve"), {
+    usage: "--auto-approve",
+    description: "approve sign-ins at once, without showing the consent page"
+  }),
+  tokenLifetime: flag(wholeNumber("token-lifetime", 0, 31_536_000).pipe(Options.withDefault(3600)), {
+    usage: "--token-lifetime <s>",
+    description: "how long access tokens live, in seconds",
+    default: "3600"
+  }),
+  rotateRefreshTokens: flag(Options.boolean("rotate-refresh-tokens"), {
+    usage: "--rotate-refresh-tokens",
+    description: "issue a new refresh token on every refresh (the old one stops working)"
+  }),
+  tokenLatencyMs: flag(wholeNumber("token-latency-ms", 0, 600_000).pipe(Options.withDefault(0)), {
+    usage: "--token-latency-ms <ms>",
+    description: "extra latency on every token response",
+    default: "0"
+  }),
+  client: flag(Options.text("client").pipe(Options.repeated), {
+    usage: "--client <id:secret>",
+    description: "register another client (repeatable); an id alone is a public client"
+  }),
+  requirePkce: flag(Options.boolean("require-pkce"), {
+    usage: "--require-pkce",
+    description: "every client must use PKCE (public clients always must)"
+  })
+}
 
-export const rootCommand = Command.make("service-sdk", {}, () =>
-  Console.log("service-sdk: try `service-sdk demo`, or `service-sdk --help`")
-).pipe(
-  Command.withDescription("Call the Service without handling OAuth tokens by hand"),
+/** The commands, in the order the help lists them. */
+export const commandHelps: ReadonlyArray<CommandHelp> = [
+  {
+    name: "demo",
+    summary: "run the whole story against an embedded emulator (what `npm start` runs)",
+    description: [
+      "Runs the whole story against an emulator of the Service started for the demo: an app token, a sign-in, a " +
+        "token that expires and is renewed, a thundering herd, a revoked token, a 503 storm and a public client. " +
+        "Each step says what it sets and why; the summary counts the requests each step made."
+    ],
+    options: []
+  },
+  {
+    name: "token",
+    summary: "get an app token (client credentials) and print it masked",
+    options: helpOf(tokenFlags),
+    examples: [`${PROGRAM} token --emulator`, `${PROGRAM} token --reveal | pbcopy`]
+  },
+  {
+    name: "login",
+    summary: "sign in through the browser (authorization code with PKCE) and save the tokens",
+    description: [
+      "Opens the consent page in your browser, receives the answer on a loopback port and saves the tokens, so " +
+        "that `whoami` (and your own programs, through the same file) can use and renew them.",
+      `To try it locally, run \`${PROGRAM} emulator\` in another terminal: it prints the commands to type here.`
+    ],
+    options: helpOf(loginFlags),
+    examples: [`${PROGRAM} login`, `${PROGRAM} login --public-client --client-id my-cli-app`]
+  },
+  {
+    name: "whoami",
+    summary: "show the signed-in user, renewing the saved token as needed",
+    options: helpOf(whoamiFlags)
+  },
+  {
+    name: "emulator",
+    summary: "run the Service emulator until Ctrl-C, and print how to sign in to it",
+    description: [
+      "Runs an emulator of the Service (accounts service and data API) on 127.0.0.1 until Ctrl-C, with the same " +
+        "options as `service-sdk-emulator`. It prints the commands to run in another terminal: `export` lines, " +
+        `then \`${PROGRAM} login\`, \`${PROGRAM} whoami\` and \`${PROGRAM} token\`, as a confidential or a public client.`
+    ],
+    options: helpOf(emulatorFlags),
+    examples: [`${PROGRAM} emulator`, `${PROGRAM} emulator --auto-approve --token-lifetime 60`]
+  }
+]
+
+export const ROOT_SUMMARY = "call the Service without handling OAuth tokens by hand"
+
+/** The root help's last paragraphs. */
+export const rootNotes: ReadonlyArray<string> = [
+  `Try it: \`${PROGRAM} demo\`. Or run \`${PROGRAM} emulator\` in one terminal and follow what it prints in another ` +
+    `(login, whoami, token).`
+]
+
+const demoCommand = Command.make("demo", {}, () => lazy((run) => run.demo))
+const tokenCommand = Command.make("token", configOf(tokenFlags), (flags) => lazy((run) => run.token(flags)))
+const loginCommand = Command.make("login", configOf(loginFlags), (flags) => lazy((run) => run.login(flags)))
+const whoamiCommand = Command.make("whoami", configOf(whoamiFlags), (flags) => lazy((run) => run.whoami(flags)))
+const emulatorCommand = Command.make("emulator", configOf(emulatorFlags), (flags) => lazy((run) => run.emulator(flags)))
+
+export const rootCommand = Command.make(PROGRAM, {}, () => Effect.void).pipe(
   Command.withSubcommands([demoCommand, tokenCommand, loginCommand, whoamiCommand, emulatorCommand])
 )
+
+/** The parsed options of each command, for the handlers. */
+export type TokenFlags = Command.Command.ParseConfig<ReturnType<typeof configOf<typeof tokenFlags>>>
+export type LoginFlags = Command.Command.ParseConfig<ReturnType<typeof configOf<typeof loginFlags>>>
+export type WhoamiFlags = Command.Command.ParseConfig<ReturnType<typeof configOf<typeof whoamiFlags>>>
+export type EmulatorFlags = Command.Command.ParseConfig<ReturnType<typeof configOf<typeof emulatorFlags>>>
 
 export type { TargetFlags }

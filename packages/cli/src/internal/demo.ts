@@ -34,6 +34,9 @@ const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
 
 const ALBUM_ID = "6akEvsycLGftJxYudPjmqK"
 const HERD = 1_000
+/** The short-lived tokens of the expiry steps, and the skew that suits them (the default 30 s suits hour-long ones). */
+const SHORT_LIFETIME_S = 2
+const DEMO_SKEW_S = 1
 
 export const demo = Effect.gen(function* () {
   const emulator = yield* Emulator.make({ autoApprove: true })
@@ -41,9 +44,17 @@ export const demo = Effect.gen(function* () {
   yield* Console.log(`service-sdk demo — embedded emulator at ${emulator.authUrl} (data API ${emulator.apiUrl})`)
 
   /** Runs one chapter of the story: prints its title, times it, and counts the requests the emulator saw. */
-  const step = <A, E, R>(label: string, title: string, effect: Effect.Effect<A, E, R>, outcome: (a: A) => string) =>
+  /** A step: its title, one line on what the demo sets for it and why, then what happened, counted. */
+  const step = <A, E, R>(
+    label: string,
+    title: string,
+    sets: string,
+    effect: Effect.Effect<A, E, R>,
+    outcome: (a: A) => string
+  ) =>
     Effect.gen(function* () {
       yield* Console.log(`\n▶ ${title}`)
+      yield* Console.log(`  sets: ${sets}`)
       const before = yield* emulator.stats
       const start = yield* Clock.currentTimeMillis
       const result = yield* effect
@@ -75,6 +86,7 @@ export const demo = Effect.gen(function* () {
   yield* step(
     "client credentials",
     "Client credentials: app token, then an album",
+    "nothing: the emulator's default client and its default token lifetime (3600 s)",
     Effect.gen(function* () {
       const token = yield* (yield* TokenProvider).getAccessToken
       yield* Console.log(`  app token ${maskToken(Redacted.value(token))}`)
@@ -93,7 +105,7 @@ export const demo = Effect.gen(function* () {
         ...credentials,
         redirectUri: `http://127.0.0.1:${port}/callback`,
         scope: ["user-read-private", "user-read-email", "user-library-read"],
-        skew: "1 second"
+        skew: `${DEMO_SKEW_S} seconds`
       })
     ),
     Layer.provide(http)
@@ -106,6 +118,7 @@ export const demo = Effect.gen(function* () {
     yield* step(
       "authorization code",
       "Authorization code: consent (auto-approved) → loopback redirect → tokens",
+      "the emulator approves consent at once (autoApprove: no browser in a demo); the redirect goes to a free loopback port",
       authorizeLocal({
         openBrowser: false,
         onAuthorizationUrl: (url) =>
@@ -120,6 +133,7 @@ export const demo = Effect.gen(function* () {
     yield* step(
       "profile + saved tracks",
       "The user's profile and saved tracks",
+      "nothing new: two API calls with the user token from the step above",
       Effect.gen(function* () {
         const me = yield* client.users.me
         const saved = yield* client.library.savedTracks({ limit: 3 })
@@ -130,27 +144,29 @@ export const demo = Effect.gen(function* () {
       ({ me, total }) => `${me.display_name} has ${total} saved tracks`
     )
 
+    // set-up for the next step (not counted in its row): tokens that live 2 s, and a fresh one
+    yield* emulator.configure({ tokenLifetime: 2 })
+    const short = yield* provider.forceRefresh(yield* provider.getAccessToken)
     yield* step(
       "expiry → refresh",
       "A 2-second token expires and is renewed transparently",
+      `token lifetime ${SHORT_LIFETIME_S} s (to see an expiry in seconds, not an hour) and skew ${DEMO_SKEW_S} s (renew ${DEMO_SKEW_S} s before expiry; the default is 30 s, for hour-long tokens); waits 1.5 s, past the renewal point`,
       Effect.gen(function* () {
-        yield* emulator.configure({ tokenLifetime: 2 })
-        const old = yield* provider.forceRefresh(yield* provider.getAccessToken)
-        yield* Console.log(`  token ${maskToken(Redacted.value(old))} lives 2 s (renewed 1 s early); waiting 1.5 s…`)
+        yield* Console.log(`  token ${maskToken(Redacted.value(short))} issued; waiting 1.5 s, then one API call…`)
         yield* Effect.sleep("1500 millis")
         const me = yield* client.users.me
         const renewed = yield* provider.getAccessToken
-        return { me, renewed: Redacted.value(renewed) !== Redacted.value(old) }
+        return { me, renewed: Redacted.value(renewed) !== Redacted.value(short) }
       }),
-      ({ renewed }) => (renewed ? "renewed by a refresh; the call just worked" : "token was not renewed (unexpected)")
+      ({ renewed }) => (renewed ? "renewed by one refresh; the call just worked" : "token was not renewed (unexpected)")
     )
 
-    yield* Console.log("\n  (waiting 1.2 s for that token to go stale)")
-    yield* Effect.sleep("1200 millis")
     yield* step(
       "thundering herd",
       `${HERD.toLocaleString("en")} concurrent getAccessToken calls on an expired token`,
+      `waits 1.2 s so that the 2 s token renewed above is past its renewal point (${SHORT_LIFETIME_S} s − ${DEMO_SKEW_S} s skew), then ${HERD.toLocaleString("en")} callers at once`,
       Effect.gen(function* () {
+        yield* Effect.sleep("1200 millis")
         const tokens = yield* Effect.all(
           Array.from({ length: HERD }, () => provider.getAccessToken),
           { concurrency: "unbounded" }
@@ -159,13 +175,15 @@ export const demo = Effect.gen(function* () {
       }),
       (distinct) => `${HERD.toLocaleString("en")} callers, ${distinct === 1 ? "one token" : `${distinct} tokens`}`
     )
-    yield* emulator.configure({ tokenLifetime: 3600 })
 
+    // set-up for the next step (not counted in its row): hour-long tokens again, and a fresh one to revoke
+    yield* emulator.configure({ tokenLifetime: 3600 })
+    const current = yield* provider.forceRefresh(yield* provider.getAccessToken)
     yield* step(
       "401 → forced refresh",
       "A revoked token: 401, one forced refresh, retried",
+      "token lifetime back to 3600 s; the current token revoked at the emulator, as a server would after a password change",
       Effect.gen(function* () {
-        const current = yield* provider.getAccessToken
         yield* emulator.revoke(Redacted.value(current))
         yield* Console.log(`  revoked ${maskToken(Redacted.value(current))} at the emulator`)
         return yield* client.users.me
@@ -176,6 +194,7 @@ export const demo = Effect.gen(function* () {
     yield* step(
       "503 storm",
       "A 503 storm (3 failures) ridden out by retries",
+      "the emulator answers the next 3 API requests with 503; the client retries with backoff (0.5 s × 2^attempt, jittered)",
       Effect.gen(function* () {
         yield* emulator.injectFault({ target: "api", count: 3, status: 503 })
         return yield* client.albums.get(ALBUM_ID)
@@ -201,6 +220,7 @@ export const demo = Effect.gen(function* () {
   yield* step(
     "public client + PKCE",
     "Public client with PKCE: no secret anywhere",
+    `client ${emulator.publicClientId}, which has no secret: PKCE (S256) is its only proof; one sign-in, one refresh`,
     Effect.gen(function* () {
       const token = yield* authorizeLocal({
         openBrowser: false,
@@ -231,8 +251,10 @@ export const demo = Effect.gen(function* () {
       ])
     )}`
   )
+  const counted = all.reduce((sum, row) => sum + row.tokenRequests, 0)
+  const countedApi = all.reduce((sum, row) => sum + row.apiRequests, 0)
   yield* Console.log(
-    `\nThe emulator saw ${stats.tokenRequests.total} token requests (${stats.tokenRequests.client_credentials} client_credentials, ${stats.tokenRequests.authorization_code} authorization_code, ${stats.tokenRequests.refresh_token} refresh_token) and ${stats.apiRequests.total} API requests. Tokens are shown masked.`
+    `\nThe emulator saw ${stats.tokenRequests.total} token requests (${stats.tokenRequests.client_credentials} client_credentials, ${stats.tokenRequests.authorization_code} authorization_code, ${stats.tokenRequests.refresh_token} refresh_token) and ${stats.apiRequests.total} API requests: the rows above (${counted} and ${countedApi}) plus ${stats.tokenRequests.total - counted} token requests that set steps up (a fresh 2 s token, a fresh 3600 s token). Tokens are shown masked.`
   )
   const herd = all.find((row) => row.label === "thundering herd")
   if (herd !== undefined && herd.tokenRequests !== 1) {

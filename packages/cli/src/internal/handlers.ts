@@ -1,7 +1,6 @@
 /**
  * What the commands of `service-sdk` do (`commands.ts` declares them and loads this module when one runs).
  */
-import type * as Command from "@effect/cli/Command"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Emulator } from "@service-sdk/emulator"
@@ -16,17 +15,19 @@ import { join } from "node:path"
 import {
   AuthenticationError,
   AuthorizationCode,
+  ConfigurationError,
   authorizeLocal,
-  ClientCredentials,
   maskToken,
+  OAuthClient,
   ServiceClient,
   TokenCache
 } from "service-sdk"
 import { demo } from "./demo.js"
 import { visit } from "./loopback.js"
-import { forgetLogin, readLogin, saveLogin } from "./login.js"
-import type { emulatorConfig, loginConfig, tokenConfig, whoamiConfig } from "./commands.js"
-import { publicClientFromEnv, resolveTarget } from "./target.js"
+import { forgetLogin, readLogin, saveLogin, secureCacheDirectory } from "./login.js"
+import type { EmulatorFlags, LoginFlags, TokenFlags, WhoamiFlags } from "./commands.js"
+import { PROGRAM } from "./help.js"
+import { authUrlFromEnv, publicClientFromEnv, resolveTarget } from "./target.js"
 import { oneLine } from "./terminal.js"
 
 const http = NodeHttpClient.layerUndici
@@ -36,19 +37,27 @@ const defaultCachePath = () =>
 
 export { demo }
 
-export const token = (flags: Command.Command.ParseConfig<typeof tokenConfig>) =>
+/** What a bearer token may hold (RFC 6750 §2.1 `b64token`, JWTs): visible ASCII, nothing else. */
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/
+
+export const token = (flags: TokenFlags) =>
   Effect.gen(function* () {
     const target = yield* resolveTarget(flags)
-    const cache = yield* TokenCache.memory()
-    const provider = yield* ClientCredentials.make({
+    // one protocol step, nothing kept: the command prints the token and ends
+    const oauth = yield* OAuthClient.make({
       clientId: target.clientId,
       clientSecret: target.clientSecret,
-      authUrl: target.authUrl,
-      scope: Option.getOrUndefined(flags.scope),
-      tokenCache: cache
+      authUrl: target.authUrl
     })
-    const token = Redacted.value(yield* provider.getAccessToken)
-    const info = Option.getOrThrow(yield* cache.get)
+    const info = yield* oauth.clientCredentials({ scope: Option.getOrUndefined(flags.scope) })
+    const token = Redacted.value(info.accessToken)
+    if (!VISIBLE_ASCII.test(token)) {
+      // a terminal would act on its control characters, and a pipe would get a token that is not the real one
+      return yield* new AuthenticationError({
+        message:
+          "the Service answered with an access token that is not visible ASCII (RFC 6750 §2.1): it is neither used nor printed"
+      })
+    }
     const now = (yield* Clock.currentTimeMillis) / 1000
     const expiresIn = Math.round(info.expiresAt - now)
     const shown = flags.reveal ? token : maskToken(token)
@@ -72,14 +81,19 @@ export const token = (flags: Command.Command.ParseConfig<typeof tokenConfig>) =>
     }
   }).pipe(Effect.scoped, Effect.provide(http))
 
-export const login = (flags: Command.Command.ParseConfig<typeof loginConfig>) =>
+export const login = (flags: LoginFlags) =>
   Effect.gen(function* () {
     const publicClient = flags.publicClient || (yield* publicClientFromEnv)
     const target = yield* resolveTarget(flags, { autoApprove: true }, { publicClient })
-    const path = Option.getOrElse(flags.cache, defaultCachePath)
-    const tokenCache = yield* TokenCache.file(path)
+    // a throwaway emulator's tokens are worth nothing after this command: kept only where asked to (--cache)
+    const path =
+      target.emulator !== undefined && Option.isNone(flags.cache)
+        ? undefined
+        : Option.getOrElse(flags.cache, defaultCachePath)
+    if (path !== undefined) yield* secureCacheDirectory(path)
+    const tokenCache = path === undefined ? yield* TokenCache.memory() : yield* TokenCache.file(path)
     // PKCE always (authorizeLocal): for a public client it is the only proof, for a confidential one a second
-    yield* forgetLogin(path)
+    if (path !== undefined) yield* forgetLogin(path)
     const layer = AuthorizationCode.layer({
       clientId: target.clientId,
       clientSecret: target.clientSecret,
@@ -96,16 +110,45 @@ export const login = (flags: Command.Command.ParseConfig<typeof loginConfig>) =>
           ? Effect.asVoid(Effect.forkDaemon(visit(url)))
           : Console.log(`Open this URL to authorize:\n  ${url}`)
     }).pipe(Effect.provide(layer))
-    yield* saveLogin(path, { clientId: target.clientId, publicClient: target.publicClient })
+    if (path !== undefined) yield* saveLogin(path, { clientId: target.clientId, publicClient: target.publicClient })
     yield* Console.log(
       `logged in${target.publicClient ? " as a public client (no secret)" : ""}: access token ${maskToken(Redacted.value(token.accessToken))}${
         token.scope ? ` (scope: ${oneLine(token.scope)})` : ""
-      }; tokens saved to ${path}`
+      }; ${path === undefined ? "not saved" : `tokens saved to ${path}`}`
     )
+    if (target.emulator !== undefined) {
+      yield* Console.log(
+        `note: --emulator's emulator stops with this command, so \`${PROGRAM} whoami\` cannot use this login. For one ` +
+          `that lasts, run \`${PROGRAM} emulator\` in another terminal and follow what it prints.`
+      )
+    }
   }).pipe(Effect.scoped)
 
-export const whoami = (flags: Command.Command.ParseConfig<typeof whoamiConfig>) =>
+/** The `auth_url` a saved token entry was written for, if it says. */
+const savedAuthUrl = (path: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path)).pipe(
+    Effect.map((text) => {
+      try {
+        const json = JSON.parse(text) as { readonly auth_url?: unknown }
+        return typeof json.auth_url === "string" ? json.auth_url : undefined
+      } catch {
+        return undefined
+      }
+    }),
+    Effect.orElseSucceed(() => undefined)
+  )
+
+const trimSlash = (url: string) => url.replace(/\/+$/, "")
+
+export const whoami = (flags: WhoamiFlags) =>
   Effect.gen(function* () {
+    if (flags.emulator) {
+      return yield* new ConfigurationError({
+        message:
+          `whoami --emulator would ask a new, empty emulator, which knows no login. Run \`${PROGRAM} emulator\` in ` +
+          `another terminal, then the login and whoami commands it prints`
+      })
+    }
     const path = Option.getOrElse(flags.cache, defaultCachePath)
     const fs = yield* FileSystem.FileSystem
     // the login remembers its client: a public client refreshes without a secret, with no flag needed again
@@ -116,7 +159,18 @@ export const whoami = (flags: Command.Command.ParseConfig<typeof whoamiConfig>) 
       (saved?.publicClient === true && Option.isNone(flags.clientSecret))
     const target = yield* resolveTarget(flags, {}, { publicClient, savedClientId: saved?.clientId })
     if (!(yield* fs.exists(path).pipe(Effect.orElseSucceed(() => false)))) {
-      return yield* new AuthenticationError({ message: `no saved login at ${path}: run \`service-sdk login\` first` })
+      return yield* new AuthenticationError({
+        message: `not signed in (no saved login at ${path}): run \`${PROGRAM} login\` first`
+      })
+    }
+    yield* secureCacheDirectory(path)
+    // a login made against another accounts service (another emulator, the real one) does not count here
+    const loggedInAt = yield* savedAuthUrl(path)
+    const authUrl = target.authUrl ?? (yield* authUrlFromEnv)
+    if (loggedInAt !== undefined && trimSlash(loggedInAt) !== trimSlash(authUrl)) {
+      return yield* new AuthenticationError({
+        message: `the saved login at ${path} is for ${loggedInAt}, not ${authUrl}: pass --auth-url ${loggedInAt} (or set SERVICE_SDK_AUTH_URL), or run \`${PROGRAM} login\` again`
+      })
     }
     const tokenCache = yield* TokenCache.file(path)
     const layer = ServiceClient.layer({ apiUrl: target.apiUrl }).pipe(
@@ -131,7 +185,17 @@ export const whoami = (flags: Command.Command.ParseConfig<typeof whoamiConfig>) 
       ),
       Layer.provide(http)
     )
-    const me = yield* Effect.flatMap(ServiceClient, (client) => client.users.me).pipe(Effect.provide(layer))
+    const me = yield* Effect.flatMap(ServiceClient, (client) => client.users.me).pipe(
+      Effect.provide(layer),
+      // the SDK's words for "nothing usable is saved" are for programmers: say it for the command line
+      Effect.catchIf(
+        (error) => error._tag === "AuthenticationError" && /^no token\b/.test(error.message),
+        () =>
+          new AuthenticationError({
+            message: `not signed in: the saved login at ${path} has no usable token for ${target.clientId}: run \`${PROGRAM} login\` again`
+          })
+      )
+    )
     // server-supplied text: one line, no control characters
     yield* Console.log(
       oneLine(
@@ -142,20 +206,54 @@ export const whoami = (flags: Command.Command.ParseConfig<typeof whoamiConfig>) 
     )
   }).pipe(Effect.scoped)
 
-export const emulator = (flags: Command.Command.ParseConfig<typeof emulatorConfig>) =>
+/** `--client id:secret` (or `id` alone: a public client), as `service-sdk-emulator` reads it. */
+const clientRegistration = (spec: string) =>
   Effect.gen(function* () {
-    const emulator = yield* Emulator.make(flags)
-    yield* Console.log(
-      [
-        `Service emulator running (Ctrl-C to stop)`,
-        `  accounts:  ${emulator.authUrl}   (token endpoint ${emulator.authUrl}/api/token)`,
-        `  data API:  ${emulator.apiUrl}`,
-        `  client:    ${emulator.clientId} / ${emulator.clientSecret}`,
-        `  public:    ${emulator.publicClientId} (no secret: PKCE only; login --public-client)`,
-        ``,
-        `  export SERVICE_SDK_AUTH_URL=${emulator.authUrl} SERVICE_SDK_API_URL=${emulator.apiUrl}`,
-        `  export SERVICE_SDK_CLIENT_ID=${emulator.clientId} SERVICE_SDK_CLIENT_SECRET=${emulator.clientSecret}`
-      ].join("\n")
-    )
+    const colon = spec.indexOf(":")
+    if (colon === -1 && spec !== "") return { clientId: spec }
+    if (colon <= 0 || colon === spec.length - 1) {
+      return yield* new ConfigurationError({
+        message: `--client must look like id:secret (or id alone), not "${spec}"`
+      })
+    }
+    return { clientId: spec.slice(0, colon), clientSecret: spec.slice(colon + 1) }
+  })
+
+/** What `service-sdk emulator` prints: where it is, and the commands that sign in to it from another terminal. */
+export const emulatorBanner = (emulator: Emulator.Service, autoApprove: boolean): string =>
+  [
+    `Service emulator running at ${emulator.authUrl} (Ctrl-C to stop)`,
+    `  accounts service: ${emulator.authUrl}   (token endpoint /api/token, consent page /authorize)`,
+    `  data API:         ${emulator.apiUrl}`,
+    `  client:           ${emulator.clientId}, secret ${emulator.clientSecret}`,
+    `  public client:    ${emulator.publicClientId}   (no secret: PKCE only)`,
+    `  consent page:     ${autoApprove ? "approved at once (--auto-approve)" : "shown in the browser: press Approve"}`,
+    "",
+    "In another terminal:",
+    `  export SERVICE_SDK_AUTH_URL=${emulator.authUrl} SERVICE_SDK_API_URL=${emulator.apiUrl}`,
+    `  export SERVICE_SDK_CLIENT_ID=${emulator.clientId} SERVICE_SDK_CLIENT_SECRET=${emulator.clientSecret}`,
+    `  ${PROGRAM} token`,
+    `  ${PROGRAM} login`,
+    `  ${PROGRAM} whoami`,
+    "",
+    "Or as a public client (no secret; PKCE only), after the same export lines:",
+    `  ${PROGRAM} login --public-client --client-id ${emulator.publicClientId}`,
+    `  ${PROGRAM} whoami`
+  ].join("\n")
+
+export const emulator = (flags: EmulatorFlags) =>
+  Effect.gen(function* () {
+    const clients = yield* Effect.forEach(flags.client, clientRegistration)
+    const emulator = yield* Emulator.make({
+      port: flags.port,
+      autoApprove: flags.autoApprove,
+      tokenLifetime: flags.tokenLifetime,
+      rotateRefreshTokens: flags.rotateRefreshTokens,
+      tokenLatencyMs: flags.tokenLatencyMs,
+      requirePkce: flags.requirePkce,
+      ...(clients.length === 0 ? {} : { clients })
+    })
+    yield* Effect.addFinalizer(() => Console.log("Service emulator stopped"))
+    yield* Console.log(emulatorBanner(emulator, flags.autoApprove))
     return yield* Effect.never
   }).pipe(Effect.scoped)

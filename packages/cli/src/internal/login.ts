@@ -1,9 +1,16 @@
 /**
  * What `login` remembers beside the token cache, so that `whoami` refreshes the way the login signed in: the client
- * id and whether it is a public client (no secret). No secret is ever written here.
+ * id and whether it is a public client (no secret). No secret is ever written here. Written like the token cache
+ * itself: an exclusive temp file (never through a file or link someone placed there), mode 0600, renamed over the
+ * target; in a directory nobody else may write.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import { randomBytes } from "node:crypto"
+import * as Fs from "node:fs/promises"
+import { dirname } from "node:path"
+import { ConfigurationError } from "service-sdk"
 
 export interface SavedLogin {
   readonly clientId: string
@@ -13,24 +20,82 @@ export interface SavedLogin {
 /** `<cache>.client.json`, next to the token cache file. */
 export const loginPath = (cachePath: string) => `${cachePath}.client.json`
 
-/** Written after a successful login, mode 0600 like the cache. A failure is only a warning: the login worked. */
-export const saveLogin = (cachePath: string, login: SavedLogin) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) =>
-    fs.writeFileString(
-      loginPath(cachePath),
-      `${JSON.stringify({ client_id: login.clientId, public_client: login.publicClient })}\n`,
-      { mode: 0o600 }
+/**
+ * What to do with the cache's directory when others may write it (group or world): tighten it if it is ours, refuse
+ * it if it is someone else's or a shared directory (the sticky bit, as on /tmp: never chmod a shared directory).
+ */
+export const directoryVerdict = (
+  stat: { readonly mode: number; readonly uid: number },
+  uid: number | undefined
+): "ok" | "tighten" | "refuse" => {
+  if ((stat.mode & 0o022) === 0) return "ok"
+  if ((stat.mode & 0o1000) !== 0) return "refuse"
+  return uid === undefined || stat.uid === uid ? "tighten" : "refuse"
+}
+
+const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`
+
+/**
+ * The directory of the token cache, created 0700 when missing. One that other users may write (a 0777 directory: they
+ * could swap the files in it) is tightened to 0700 when it is ours, else refused with a message that says what to do.
+ */
+export const secureCacheDirectory = (cachePath: string): Effect.Effect<void, ConfigurationError> =>
+  Effect.gen(function* () {
+    const dir = dirname(cachePath)
+    const fail = (what: string) =>
+      new ConfigurationError({ message: `cannot use the token cache directory ${dir}: ${what}` })
+    yield* Effect.tryPromise({
+      try: () => Fs.mkdir(dir, { recursive: true, mode: 0o700 }),
+      catch: (cause) => fail((cause as Error).message)
+    })
+    const stat = yield* Effect.tryPromise({ try: () => Fs.stat(dir), catch: (cause) => fail((cause as Error).message) })
+    const verdict = directoryVerdict(stat, process.getuid?.())
+    if (verdict === "refuse") {
+      return yield* fail(
+        `other users can write to it (mode ${octal(stat.mode)}) and it is ${(stat.mode & 0o1000) !== 0 ? "a shared directory" : "not yours"}, so it is left as it is; pass --cache with a path in a directory only you can write (e.g. ~/.config/service-sdk/tokens.json)`
+      )
+    }
+    if (verdict === "tighten") {
+      yield* Effect.tryPromise({
+        try: () => Fs.chmod(dir, 0o700),
+        catch: (cause) =>
+          fail(`other users can write to it (mode ${octal(stat.mode)}) and chmod failed: ${(cause as Error).message}`)
+      })
+      yield* Console.error(`note: ${dir} was writable by other users (mode ${octal(stat.mode)}); it is now 0700`)
+    }
+  })
+
+/** Writes `text` to `path` atomically: an exclusive 0600 temp file beside it, renamed over it (a link there is replaced, never followed). */
+const writeAtomically = (path: string, text: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => {
+    const tmp = `${path}.${randomBytes(6).toString("hex")}.tmp`
+    return fs.writeFileString(tmp, text, { flag: "wx", mode: 0o600 }).pipe(
+      Effect.zipRight(fs.chmod(tmp, 0o600)),
+      Effect.zipRight(fs.rename(tmp, path)),
+      Effect.tapError(() => fs.remove(tmp).pipe(Effect.ignore))
     )
-  ).pipe(Effect.catchAll((error) => Effect.logWarning(`could not remember the login's client: ${error.message}`)))
+  })
+
+/** Written after a successful login. A failure is only a warning: the login worked. */
+export const saveLogin = (cachePath: string, login: SavedLogin) =>
+  writeAtomically(
+    loginPath(cachePath),
+    `${JSON.stringify({ client_id: login.clientId, public_client: login.publicClient })}\n`
+  ).pipe(Effect.catchAll((error) => Console.error(`warning: could not remember the login's client: ${error.message}`)))
 
 /** Forgets the previous login's client before a new sign-in (a failed login must not leave a stale one). */
 export const forgetLogin = (cachePath: string) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) => fs.remove(loginPath(cachePath))).pipe(Effect.ignore)
 
-/** The saved login's client, or undefined when there is none or it is unreadable. */
-export const readLogin = (cachePath: string): Effect.Effect<SavedLogin | undefined, never, FileSystem.FileSystem> =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(loginPath(cachePath))).pipe(
+/** The saved login's client, or undefined when there is none, it is unreadable, or it is not a plain file (a link). */
+export const readLogin = (cachePath: string): Effect.Effect<SavedLogin | undefined> =>
+  Effect.tryPromise(async () => {
+    const path = loginPath(cachePath)
+    if (!(await Fs.lstat(path)).isFile()) return undefined
+    return await Fs.readFile(path, "utf8")
+  }).pipe(
     Effect.map((text): SavedLogin | undefined => {
+      if (text === undefined) return undefined
       try {
         const json = JSON.parse(text) as { readonly client_id?: unknown; readonly public_client?: unknown }
         return typeof json.client_id === "string" && json.client_id !== ""

@@ -10,8 +10,6 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import { ConfigurationError } from "service-sdk"
 
-export { publicClientOption, targetOptions } from "./options.js"
-
 /** `SERVICE_SDK_PUBLIC_CLIENT`: 1, true or yes turn it on. */
 export const publicClientFromEnv: Effect.Effect<boolean> = Config.option(
   Config.string("SERVICE_SDK_PUBLIC_CLIENT")
@@ -20,7 +18,21 @@ export const publicClientFromEnv: Effect.Effect<boolean> = Config.option(
   Effect.orElseSucceed(() => false)
 )
 
-/** How a command signs in, when it has a say: as a public client, and a client id remembered from the login. */
+/** The accounts service the SDK would use: `SERVICE_SDK_AUTH_URL`, else the Service's. */
+export const authUrlFromEnv: Effect.Effect<string> = Config.option(Config.string("SERVICE_SDK_AUTH_URL")).pipe(
+  Effect.map((value) =>
+    Option.getOrElse(
+      Option.filter(value, (text) => text.trim() !== ""),
+      () => "https://accounts.service.example"
+    )
+  ),
+  Effect.orElseSucceed(() => "https://accounts.service.example")
+)
+
+/**
+ * How a command signs in, when it has a say: as a public client, and the client id remembered from the login (it
+ * wins over `SERVICE_SDK_CLIENT_ID`: the saved tokens belong to that client; only `--client-id` overrides it).
+ */
 export interface ClientKind {
   readonly publicClient: boolean
   readonly savedClientId?: string | undefined
@@ -83,14 +95,15 @@ export const resolveTarget = (
     const clientId = Option.orElse(flags.clientId, () => Option.none<string>())
     const envId = yield* fromEnv("SERVICE_SDK_CLIENT_ID")
     const id = Option.orElse(
-      Option.orElse(clientId, () => envId),
-      () => Option.fromNullable(kind.savedClientId)
+      Option.orElse(clientId, () => Option.fromNullable(kind.savedClientId)),
+      () => envId
     )
     if (publicClient) {
       // a public client never reads SERVICE_SDK_CLIENT_SECRET
       if (Option.isNone(id)) {
         return yield* new ConfigurationError({
-          message: "missing credentials: pass --client-id / SERVICE_SDK_CLIENT_ID (or try --emulator)"
+          message:
+            "missing credentials: pass --client-id / SERVICE_SDK_CLIENT_ID (to try it locally: `service-sdk emulator`, then what it prints)"
         })
       }
       return {
@@ -110,7 +123,7 @@ export const resolveTarget = (
         ...(Option.isNone(secret) ? ["--client-secret / SERVICE_SDK_CLIENT_SECRET"] : [])
       ]
       return yield* new ConfigurationError({
-        message: `missing credentials: pass ${missing.join(" and ")} (or try --emulator)`
+        message: `missing credentials: pass ${missing.join(" and ")} (to try it locally: \`service-sdk emulator\`, then what it prints)`
       })
     }
     return {

@@ -130,6 +130,19 @@ export const makeApp = (state: EmulatorState, authUrl: string) =>
     Effect.catchAllDefect(() => Effect.succeed(json({ error: "server_error" }, 500)))
   )
 
+/**
+ * Stops `server` at once. Added after `serveEffect`, so it runs before the platform's own finalizers (which remove
+ * the request handler, then `server.close()` and wait for every open connection): stopping to accept and dropping
+ * every connection happen in one synchronous step, so no connection can come in after the handler is gone, get no
+ * answer, and hold the close open — a keep-alive client would keep the process alive until its own timeout, and
+ * Ctrl-C would seem ignored. Bounded all the same. The platform's close then finds the server closed.
+ */
+const stopServer = (server: Http.Server): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    server.close(() => resume(Effect.void))
+    server.closeAllConnections()
+  }).pipe(Effect.timeout("2 seconds"), Effect.ignore)
+
 const listenError = (port: number) => (cause: unknown) => {
   const code = (cause as { readonly cause?: { readonly code?: unknown } }).cause?.code
   return new EmulatorError({
@@ -149,8 +162,6 @@ export const make = (options: EmulatorOptions = {}): Effect.Effect<Emulator.Serv
     const server = yield* NodeHttpServer.make(() => nodeServer, { port: resolved.port, host: HOST }).pipe(
       Effect.mapError(listenError(resolved.port))
     )
-    // runs before the server's own close: do not wait for keep-alive or slow (delayed) requests
-    yield* Effect.addFinalizer(() => Effect.sync(() => nodeServer.closeAllConnections()))
     const port = server.address._tag === "TcpAddress" ? server.address.port : resolved.port
     const authUrl = `http://${HOST}:${port}`
     const apiUrl = `${authUrl}/v1`
@@ -160,6 +171,7 @@ export const make = (options: EmulatorOptions = {}): Effect.Effect<Emulator.Serv
       HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
       HttpMiddleware.withTracerDisabledWhenEffect(() => true)
     )
+    yield* Effect.addFinalizer(() => stopServer(nodeServer))
     yield* Effect.logDebug(`emulator listening on ${authUrl}`)
     const service: Emulator.Service = {
       authUrl,

@@ -26,15 +26,19 @@ export interface Commands {
  */
 export const SCRIPTS = {
   /**
-   * KEYS[1] the entry; ARGV[1] the entry read under the lock ("" for none), ARGV[2] the new entry, ARGV[3] its time
-   * to live in ms ("0": none). Writes only if the entry is still the one read (the same access and refresh token,
-   * whatever mark was added since) or is gone; 1 when written, 0 when the entry changed.
+   * `TokenCache.compareAndSet`: KEYS[1] the entry; ARGV[1] the expected entry ("" for none), ARGV[2] the new entry,
+   * ARGV[3] its time to live in ms ("0": none). Writes only if the entry still has the expected access and refresh
+   * token (whatever mark was added since), or, for none, is gone; 1 when written, 0 when the entry changed.
    */
   serviceSdkTokenCas: {
     numberOfKeys: 1,
     lua: `local current = redis.call("get", KEYS[1])
-local same = current == false or current == ARGV[1]
-if not same and ARGV[1] ~= "" then
+local same
+if ARGV[1] == "" then
+  same = current == false
+elseif current == false then
+  same = false
+else
   local okA, a = pcall(cjson.decode, current)
   local okB, b = pcall(cjson.decode, ARGV[1])
   same = okA and okB and type(a) == "table" and type(b) == "table"

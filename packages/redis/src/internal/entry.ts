@@ -19,17 +19,12 @@ export const entryTtlMillis = (token: TokenInfo, nowMillis: number): number | un
     ? undefined
     : Math.max(1000, Math.ceil(token.expiresAt * 1000 - nowMillis) + EXPIRY_GRACE_MILLIS)
 
-/** The raw entry under `key` (null when there is none). */
-export const readRaw = (connection: Connection, key: string): Effect.Effect<string | null, TokenCacheError> =>
-  connection.run(`GET ${key}`, (redis) => redis.get(key))
-
-/** A raw entry as a token; a missing or invalid one is none. */
-export const decode = (text: string | null): Option.Option<TokenInfo> =>
-  text === null ? Option.none() : TokenCache.decodeJson(text)
-
 /** The entry under `key`; a missing or invalid one is none. */
 export const read = (connection: Connection, key: string): Effect.Effect<Option.Option<TokenInfo>, TokenCacheError> =>
-  Effect.map(readRaw(connection, key), decode)
+  Effect.map(
+    connection.run(`GET ${key}`, (redis) => redis.get(key)),
+    (text) => (text === null ? Option.none() : TokenCache.decodeJson(text))
+  )
 
 /** Replaces the entry under `key` (a plain SET also drops a previous entry's expiry). */
 export const write = (connection: Connection, key: string, token: TokenInfo): Effect.Effect<void, TokenCacheError> =>
@@ -42,23 +37,24 @@ export const write = (connection: Connection, key: string, token: TokenInfo): Ef
   })
 
 /**
- * Replaces the entry under `key` only if it is still `expected` (the raw entry read, null for none), in one script:
- * the compare-and-set that keeps a renewal that lost its lock from replacing a newer token. Succeeds with the JSON
- * written, or none when the entry had changed.
+ * `TokenCache.compareAndSet` in one script: replaces the entry under `key` only if it still has the access and
+ * refresh token of `expected` (compared on the decoded JSON, so a `refresh_rejected` mark or another field order does
+ * not count as a change), or, for none, is gone. True when written.
  */
 export const compareAndSet = (
   connection: Connection,
   key: string,
-  expected: string | null,
+  expected: Option.Option<TokenInfo>,
   token: TokenInfo
-): Effect.Effect<Option.Option<string>, TokenCacheError> =>
+): Effect.Effect<boolean, TokenCacheError> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
     const json = TokenCache.encodeJson(token)
     const ttl = entryTtlMillis(token, now) ?? 0
+    const expectedJson = Option.match(expected, { onNone: () => "", onSome: TokenCache.encodeJson })
     return Effect.map(
       connection.run(`SET ${key} (compare-and-set)`, (redis) =>
-        script(redis, "serviceSdkTokenCas", key, expected ?? "", json, ttl)
+        script(redis, "serviceSdkTokenCas", key, expectedJson, json, ttl)
       ),
-      (written) => (written === 1 ? Option.some(json) : Option.none())
+      (written) => written === 1
     )
   })

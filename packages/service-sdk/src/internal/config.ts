@@ -248,3 +248,47 @@ export const retryCount = (
     ? Effect.succeed(count)
     : Effect.fail(invalid(`${option} must be a whole number from 0 to 20, got ${describeValue(count)}`))
 }
+
+/** `redirectUri`: the option, else `SERVICE_SDK_REDIRECT_URI`; none when neither (only a code exchange needs it). */
+export const resolveRedirectUri = (value: string | undefined): Effect.Effect<string | undefined, ConfigurationError> =>
+  Effect.flatMap(optionOrEnv(value, ENV.redirectUri), (resolved) => {
+    const redirectUri = Option.getOrUndefined(resolved)
+    return redirectUri !== undefined && !URL.canParse(redirectUri)
+      ? Effect.fail(invalid(`redirectUri is not a valid URL: ${maskUrlCredentials(JSON.stringify(redirectUri))}`))
+      : Effect.succeed(redirectUri)
+  })
+
+/** What the token endpoint and the authorization URL need, from options, the environment and defaults. */
+export interface ProtocolOptions {
+  readonly clientId?: string | undefined
+  readonly clientSecret?: string | Redacted.Redacted<string> | undefined
+  readonly publicClient?: boolean | undefined
+  readonly authUrl?: string | undefined
+  readonly redirectUri?: string | undefined
+  readonly scope?: string | ReadonlyArray<string> | undefined
+  readonly timeout?: Duration.DurationInput | undefined
+  readonly maxRetries?: number | undefined
+}
+
+export interface ResolvedProtocol {
+  readonly clientId: string
+  /** None for a public client. */
+  readonly clientSecret: Redacted.Redacted<string> | undefined
+  readonly authUrl: string
+  readonly redirectUri: string | undefined
+  readonly scope: string | undefined
+  readonly timeout: Duration.Duration
+  readonly maxRetries: number
+}
+
+/** Every protocol option checked and resolved (explicit, then environment, then defaults): a ConfigurationError names the first bad one. */
+export const resolveProtocol = (options: ProtocolOptions): Effect.Effect<ResolvedProtocol, ConfigurationError> =>
+  Effect.gen(function* () {
+    yield* checkProviderOptions(options)
+    const { clientId, clientSecret } = yield* resolveCredentials(options)
+    const authUrl = yield* resolveUrl(options.authUrl, "authUrl")
+    const redirectUri = yield* resolveRedirectUri(options.redirectUri)
+    const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")
+    const maxRetries = yield* retryCount(options.maxRetries)
+    return { clientId, clientSecret, authUrl, redirectUri, scope: normalizeScope(options.scope), timeout, maxRetries }
+  })

@@ -95,12 +95,17 @@ export const refreshAheadOption = (
         () => new ConfigurationError({ message: "refreshAhead must be a positive duration" })
       )
 
-/** The hidden synchronous read of a provider's cached token (see {@link SingleFlight.SingleFlight.peek}). */
-export const PeekSymbol: unique symbol = Symbol.for("service-sdk/TokenProvider/peek")
+/** A provider's synchronous read of its cached token (see {@link SingleFlight.SingleFlight.peek}). */
+export type Peek = () => Redacted.Redacted<string> | undefined
+
+/**
+ * The fast path of the providers this module made, by service: a declared registry (a `WeakMap`, so a provider's
+ * entry goes with it), not a hidden member of the service object.
+ */
+const peeks = new WeakMap<TokenProviderService, Peek>()
 
 /** A provider's cached token without running an Effect, when it is still valid and the provider can tell. */
-export const peek = (provider: TokenProviderService): Redacted.Redacted<string> | undefined =>
-  (provider as { readonly [PeekSymbol]?: () => Redacted.Redacted<string> | undefined })[PeekSymbol]?.()
+export const peek = (provider: TokenProviderService): Redacted.Redacted<string> | undefined => peeks.get(provider)?.()
 
 /**
  * Whether a cache entry belongs to this provider: written for the same `client_id` and `auth_url` (an
@@ -129,27 +134,30 @@ export const makeService = (
   renew: (
     current: Option.Option<TokenInfo>
   ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | SingleFlight.RefreshRejected>,
-  whenCacheDown: "local" | "fail"
+  whenCacheDown: "local" | "fail",
+  entryGone: "signedOut" | "keep" = "keep"
 ) =>
   Effect.gen(function* () {
     const clock = yield* Effect.clock
-    // the scope the provider is made in (a layer's): background renewals end with it
-    const scope = yield* Effect.serviceOption(Scope.Scope)
+    // Background work (renewals ahead of expiry, retried cache writes) runs in the scope the provider is made in (a
+    // layer's); the public `make`s take no Scope (DESIGN section 3), so without one it runs in a scope of its own.
+    const scope = Option.getOrElse(yield* Effect.serviceOption(Scope.Scope), () => Effect.runSync(Scope.make()))
     const flight = yield* SingleFlight.make({
       name,
       cache: resolved.cache,
       skew: resolved.skew,
       refreshAhead: resolved.refreshAhead,
-      scope: Option.getOrUndefined(scope),
+      scope,
       clock,
       renew: (current) => Effect.map(renew(current), (token) => bind(resolved, token)),
       accepts: accepts(resolved),
-      whenCacheDown
+      whenCacheDown,
+      entryGone
     })
     const service: TokenProviderService = {
       getAccessToken: flight.getAccessToken,
       forceRefresh: flight.forceRefresh
     }
-    Object.defineProperty(service, PeekSymbol, { value: flight.peek, enumerable: false })
-    return { service, store: (token: TokenInfo) => flight.store(bind(resolved, token)), clear: flight.clear }
+    peeks.set(service, flight.peek)
+    return { service, store: (token: TokenInfo) => flight.store(bind(resolved, token)), signOut: flight.signOut }
   })

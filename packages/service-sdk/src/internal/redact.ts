@@ -91,3 +91,27 @@ export const bearerOf = (headers: Readonly<Record<string, string>>): string | un
   const value = headers.authorization
   return value !== undefined && /^bearer\s+/i.test(value) ? value.replace(/^bearer\s+/i, "") : undefined
 }
+
+/** Characters that must not reach a terminal, a log line or a page from untrusted text: C0/C1 controls (ESC, BEL, CR,
+ * LF…), invisible format characters (bidi overrides such as U+202E, zero-width characters) and line separators. */
+const UNSAFE_TEXT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu
+
+/** The longest server- or attacker-supplied text kept in an error (`error_description`, DESIGN section 3). */
+export const MAX_UNTRUSTED_TEXT = 512
+
+/**
+ * Untrusted text (a callback's `error_description`, a token endpoint's error fields) made safe to show: control and
+ * format characters removed, then capped at `max` characters (never splitting a surrogate pair).
+ */
+export const cleanUntrustedText = (text: string, max: number = MAX_UNTRUSTED_TEXT): string => {
+  const cleaned = text.replace(UNSAFE_TEXT, "")
+  if (cleaned.length <= max) return cleaned
+  const cut = cleaned.slice(0, max)
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut
+}
+
+/**
+ * Whether `token` is a plausible bearer credential: visible ASCII only (%x21-7E), which holds RFC 6750 §2.1's
+ * `b64token` and the JWT alphabet; no space, control character or non-ASCII that could break a header or a terminal.
+ */
+export const isVisibleAscii = (token: string): boolean => /^[\x21-\x7e]+$/.test(token)

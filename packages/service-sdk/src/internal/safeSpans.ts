@@ -40,8 +40,7 @@ const traced = (client: HttpClient.HttpClient, request: HttpClientRequest.HttpCl
     for (const [name, value] of Object.entries(Headers.redact(request.headers, redactedNames))) {
       span.attribute(`http.request.header.${name}`, String(value))
     }
-    // The request object is passed on as is: the client's attempt bound is keyed by it (`client/attemptBound.ts`),
-    // so no trace-context header is added.
+    // The request is passed on as is: no trace-context header is added (the SDK's requests go to the Service only).
     return yield* client.execute(request).pipe(
       Effect.withParentSpan(span),
       Effect.onExit((exit) =>

@@ -14,7 +14,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { AuthenticationError, type ErrorPayload, TransportError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
-import { describeCause, maskSecrets, safeCause } from "./redact.js"
+import { cleanUntrustedText, describeCause, isVisibleAscii, maskSecrets, safeCause } from "./redact.js"
 import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
 import { withSafeSpans } from "./safeSpans.js"
 
@@ -116,12 +116,13 @@ const oauthErrorPayload = (body: unknown): ErrorPayload | undefined => {
   if (typeof body !== "object" || body === null || !("error" in body) || typeof body.error !== "string") {
     return undefined
   }
+  // server-supplied text: no control characters, capped (it reaches messages, logs and terminals)
   const text = (key: string) => {
     const value = (body as Record<string, unknown>)[key]
-    return typeof value === "string" ? value : undefined
+    return typeof value === "string" ? cleanUntrustedText(value) : undefined
   }
   return {
-    error: body.error,
+    error: cleanUntrustedText(body.error, 64),
     ...(text("error_description") !== undefined ? { error_description: text("error_description") } : {}),
     ...(text("error_uri") !== undefined ? { error_uri: text("error_uri") } : {})
   }
@@ -188,6 +189,14 @@ const interpret = (
       if (token.token_type != null && token.token_type.toLowerCase() !== "bearer") {
         // Not echoed: a field of an untrusted response may hold a token.
         return yield* malformed(status, "unsupported token_type (expected Bearer)")
+      }
+      // RFC 6750 §2.1: a bearer token is visible ASCII; anything else (ESC, CR/LF, non-ASCII) would reach a header,
+      // a cache file or a terminal as is. Not echoed, and final: the server answered, just not with a usable token.
+      if (!isVisibleAscii(token.access_token)) {
+        return yield* malformed(status, "access_token is not visible ASCII (RFC 6750 §2.1)")
+      }
+      if (token.refresh_token != null && token.refresh_token !== "" && !isVisibleAscii(token.refresh_token)) {
+        return yield* malformed(status, "refresh_token is not visible ASCII (RFC 6750 §2.1)")
       }
       const now = yield* Clock.currentTimeMillis
       const scope = token.scope ?? requestedScope

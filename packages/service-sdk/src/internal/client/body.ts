@@ -3,7 +3,6 @@
  * without ever failing (a broken error body must not hide the status).
  */
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 
@@ -40,15 +39,9 @@ export const apiErrorMessage = (payload: unknown): string | undefined => {
   return text === undefined ? undefined : clip(text.trim())
 }
 
-/**
- * The decoded JSON body of an error response, or undefined when it is empty, not JSON, unreadable or too slow.
- * `timeout` bounds the read when the attempt's own bound does not cover it.
- */
-export const errorPayload = (
-  response: HttpClientResponse.HttpClientResponse,
-  timeout: Duration.Duration | undefined
-): Effect.Effect<unknown> =>
-  (timeout === undefined ? response.text : Effect.timeout(response.text, timeout)).pipe(
+/** The decoded JSON body of an error response, or undefined when it is empty, not JSON or unreadable. */
+export const errorPayload = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<unknown> =>
+  response.text.pipe(
     Effect.map((text) => Option.getOrUndefined(parseJson(text))),
     Effect.orElseSucceed(() => undefined)
   )

@@ -6,15 +6,13 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import type * as HttpMethod from "@effect/platform/HttpMethod"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
 import { ApiError, TransportError } from "../../ServiceError.js"
 import { bearerOf, describeCause, maskJson, safeCause } from "../redact.js"
-import { bearerSentWith } from "./sanitizedResponse.js"
-import { isAttemptTimeout } from "./attemptBound.js"
+import { bearerSentWith } from "./response.js"
 import { apiErrorMessage, parseJson } from "./body.js"
 import { decoder } from "./decode.js"
 import type { PolicyError } from "./requestPolicy.js"
@@ -67,7 +65,7 @@ const queryParams = (query: Query): Array<[string, string]> =>
           : [[key, String(value)]]
   )
 
-export const make = (http: HttpClient.HttpClient.With<PolicyError>, timeout: Duration.Duration): Request => {
+export const make = (http: HttpClient.HttpClient.With<PolicyError>): Request => {
   const interpret = <A>(
     response: HttpClientResponse.HttpClientResponse,
     label: string,
@@ -75,19 +73,14 @@ export const make = (http: HttpClient.HttpClient.With<PolicyError>, timeout: Dur
   ): Effect.Effect<A, ApiError | TransportError> =>
     Effect.gen(function* () {
       const status = response.status
-      // bounded by the attempt's own bound (requestPolicy.ts): no timer of its own here
+      // read within its attempt already (requestPolicy.ts): no timer of its own here
       const text = yield* Effect.catchTag(response.text, "ResponseError", (cause) =>
         Effect.fail(
-          isAttemptTimeout(cause)
-            ? new TransportError({
-                message: `the API's answer to ${label} did not arrive within ${Duration.format(timeout)}`,
-                status
-              })
-            : new TransportError({
-                message: `the API's answer to ${label} broke off: ${describeCause(cause)}`,
-                status,
-                cause: safeCause(cause)
-              })
+          new TransportError({
+            message: `the API's answer to ${label} could not be read: ${describeCause(cause)}`,
+            status,
+            cause: safeCause(cause)
+          })
         )
       )
       if (status < 200 || status >= 300) {

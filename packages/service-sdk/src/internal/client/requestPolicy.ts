@@ -4,7 +4,8 @@
  *
  * - the bearer token is asked of the provider on every attempt; a token failure surfaces as is and is never retried
  *   here (the provider already retried its own endpoint: no nested retry storms);
- * - each attempt (headers and body) is bounded by `timeout`, through its abort signal (`attemptBound.ts`);
+ * - each attempt (headers and body) is bounded by `timeout` (`Effect.timeoutFail`: past it the attempt is
+ *   interrupted, which aborts its request); the body is read within the attempt (`response.ts`);
  * - transport failures, timeouts and 5xx are retried with the shared backoff (`retry.ts`), up to `maxRetries`, for
  *   idempotent methods (RFC 9110 §9.2.2). A non-idempotent request (POST, PATCH) is retried only when the server
  *   cannot have acted on it: a connection that was never established, a 429, or a 503 with `Retry-After`;
@@ -17,13 +18,9 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
 import * as Redacted from "effect/Redacted"
 import {
   AuthenticationError,
@@ -34,10 +31,8 @@ import {
 } from "../../ServiceError.js"
 import { describeCause, maskJson, safeCause } from "../redact.js"
 import { parseRetryAfter, Retryable, withRetries } from "../retry.js"
-import * as AttemptBound from "./attemptBound.js"
-import { type Bound, isAttemptTimeout, isConnected } from "./attemptBound.js"
 import { apiErrorMessage, errorPayload } from "./body.js"
-import { bufferedResponse, sanitizedResponse } from "./sanitizedResponse.js"
+import { bufferedResponse, isRepresentable } from "./response.js"
 
 export interface PolicyConfig {
   /** The API's base URL, without a trailing slash. */
@@ -83,46 +78,6 @@ const neverSent = (error: HttpClientError.HttpClientError): boolean => {
   return false
 }
 
-/** The largest delay a JS timer takes; the live clock treats longer sleeps as endless. */
-const MAX_TIMER_MILLIS = 2 ** 31 - 1
-const liveClock = Clock.make()
-
-/**
- * The fallback bound, used only when `@effect/platform`'s registry is missing (`attemptBound.ts`):
- * `Effect.timeoutFail`, cheaper on the live clock. `Effect.timeoutFail` races two forked fibers (the effect and a
- * sleep) and costs tens of µs per attempt, as much as the request itself on a fast API. On the live clock this runs
- * the effect in one fiber of its own and bounds it with a plain timer, which is what the live clock's `sleep` does;
- * on any other clock (`TestClock`) it is `Effect.timeoutFail` itself. Either way: past `duration` the effect is
- * interrupted and `onTimeout()` is the failure; interrupting the caller interrupts the effect.
- */
-const withTimeout =
-  <E2>(duration: Duration.Duration, onTimeout: () => E2) =>
-  <A, E>(self: Effect.Effect<A, E>): Effect.Effect<A, E | E2> =>
-    Effect.clockWith((clock) => {
-      const millis = Duration.toMillis(duration)
-      if (clock.constructor !== liveClock.constructor || millis > MAX_TIMER_MILLIS) {
-        return Effect.timeoutFail(self, { duration, onTimeout })
-      }
-      return Effect.flatMap(Effect.runtime<never>(), (runtime) =>
-        Effect.async<A, E | E2>((resume) => {
-          const fiber = Runtime.runFork(runtime)(self)
-          let expired = false
-          const timer = setTimeout(() => {
-            expired = true
-            fiber.unsafeInterruptAsFork(fiber.id())
-          }, millis)
-          fiber.addObserver((exit) => {
-            clearTimeout(timer)
-            resume(expired && Exit.isInterrupted(exit) ? Effect.fail(onTimeout()) : exit)
-          })
-          return Effect.suspend(() => {
-            clearTimeout(timer)
-            return Fiber.interrupt(fiber)
-          })
-        })
-      )
-    })
-
 /** A 5xx worth another attempt; when the retries run out, its (buffered) response is the answer. */
 class ServerError {
   constructor(readonly response: HttpClientResponse.HttpClientResponse) {}
@@ -151,14 +106,9 @@ const describe = (request: HttpClientRequest.HttpClientRequest) => `${request.me
 export const make = (
   config: PolicyConfig,
   tokens: TokenSource,
-  httpClient: HttpClient.HttpClient,
-  /** "timer": the fallback bound (forked timer), as when the platform's registry is not reached; for tests. */
-  bound: "signal" | "timer" = isConnected() ? "signal" : "timer"
+  httpClient: HttpClient.HttpClient
 ): HttpClient.HttpClient.With<PolicyError> => {
   const { maxRetryAfter, timeout } = config
-  const connected = bound === "signal"
-  // the attempt's bound covers the body already, unless the platform's registry is missing (`attemptBound.ts`)
-  const bodyTimeout = connected ? undefined : timeout
 
   const transportFailure = (request: HttpClientRequest.HttpClientRequest, cause: HttpClientError.HttpClientError) => {
     const error = new TransportError({
@@ -172,15 +122,21 @@ export const make = (
     return Effect.fail(retryable ? new Retryable(error) : error)
   }
 
-  const timedOut = (request: HttpClientRequest.HttpClientRequest) => {
+  /** The attempt's bound expired: before the answer's headers, or while its body was arriving. */
+  const timedOut = (request: HttpClientRequest.HttpClientRequest, answered: boolean) => {
     const error = new TransportError({
-      message: `the API did not answer ${describe(request)} within ${Duration.format(timeout)}`
+      message: answered
+        ? `the API's answer to ${describe(request)} did not arrive within ${Duration.format(timeout)}`
+        : `the API did not answer ${describe(request)} within ${Duration.format(timeout)}`
     })
     return isIdempotent(request.method) ? new Retryable(error) : error
   }
 
-  /** Decides on one answer: the response itself, or a (retryable) failure. */
-  const classify = (request: HttpClientRequest.HttpClientRequest, response: HttpClientResponse.HttpClientResponse) =>
+  /** Decides on one (buffered) answer: the response itself, or a (retryable) failure. */
+  const classify = (
+    request: HttpClientRequest.HttpClientRequest,
+    response: HttpClientResponse.HttpClientResponse
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, Attempted> =>
     Effect.gen(function* () {
       const status = response.status
       if (status === 429) {
@@ -188,7 +144,6 @@ export const make = (
           yield* parseRetryAfter(response.headers["retry-after"]),
           () => DEFAULT_RETRY_AFTER
         )
-        yield* Effect.ignore(response.arrayBuffer)
         if (Duration.greaterThan(retryAfter, maxRetryAfter)) {
           return yield* new RateLimitError({
             message: `the API is rate limiting requests (429 on ${describe(request)}) and asks to wait ${Duration.format(retryAfter)}, longer than maxRetryAfter (${Duration.format(maxRetryAfter)})`,
@@ -205,60 +160,51 @@ export const make = (
           )
         )
       }
-      if (status >= 500) {
-        const retryAfter = status === 503 ? yield* parseRetryAfter(response.headers["retry-after"]) : Option.none()
-        const retryable =
-          (isIdempotent(request.method) || Option.isSome(retryAfter)) &&
-          !Option.exists(retryAfter, (wait) => Duration.greaterThan(wait, maxRetryAfter))
-        if (!retryable) return response
-        const body = yield* Effect.catchAll(response.arrayBuffer, (error) =>
-          isAttemptTimeout(error) ? Effect.fail(timedOut(request)) : Effect.succeed(new ArrayBuffer(0))
-        )
-        const buffered = bufferedResponse(request, status, response.headers, body, response)
-        return yield* Effect.fail(new Retryable(new ServerError(buffered), retryAfter))
-      }
-      return response
+      const retryAfter = status === 503 ? yield* parseRetryAfter(response.headers["retry-after"]) : Option.none()
+      const retryable =
+        (isIdempotent(request.method) || Option.isSome(retryAfter)) &&
+        !Option.exists(retryAfter, (wait) => Duration.greaterThan(wait, maxRetryAfter))
+      return retryable ? yield* Effect.fail(new Retryable(new ServerError(response), retryAfter)) : response
     })
 
-  /** Sends `request` with its token and decides on the answer; `bound` (when given) ends the exchange in time. */
-  const send = (
-    request: HttpClientRequest.HttpClientRequest,
-    sent: HttpClientRequest.HttpClientRequest,
-    bound: Bound | undefined
-  ): Effect.Effect<HttpClientResponse.HttpClientResponse, Attempted> =>
-    httpClient.execute(sent).pipe(
-      Effect.catchAll((cause) =>
-        bound?.expired === true ? Effect.fail(timedOut(request)) : transportFailure(request, cause)
-      ),
-      Effect.flatMap((response) => {
-        const answer = sanitizedResponse(response, request, bound, timeout)
-        // most answers need no decision: only 429 and 5xx are looked at
-        return answer.status === 429 || answer.status >= 500 ? classify(request, answer) : Effect.succeed(answer)
-      })
-    )
-
   /**
-   * One attempt with `token`, bounded by `timeout` through the request's abort signal (`attemptBound.ts`): a timer
-   * aborts it, and so do its failure and its interruption; a response keeps its bound until its body is read.
+   * One attempt with `token`: the request, then its whole body, within `timeout` (past it the attempt is interrupted,
+   * which aborts the request and frees its connection). The answer is handed out on `request`, the request without
+   * the token (`response.ts`).
    */
   const attempt = (
     request: HttpClientRequest.HttpClientRequest,
     token: Redacted.Redacted<string>
-  ): Effect.Effect<HttpClientResponse.HttpClientResponse, Attempted> => {
-    const sent = HttpClientRequest.bearerToken(request, token)
-    const bounded = connected
-      ? Effect.flatMap(AttemptBound.arm(sent, timeout), (bound) =>
-          Effect.onError(send(request, sent, bound), () => Effect.sync(() => bound.abort()))
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, Attempted> =>
+    Effect.suspend(() => {
+      let answered = false
+      return httpClient.execute(HttpClientRequest.bearerToken(request, token)).pipe(
+        Effect.flatMap((response) => {
+          answered = true
+          return Effect.map(response.arrayBuffer, (body) => ({ response, body }))
+        }),
+        Effect.catchAll((cause) => transportFailure(request, cause)),
+        Effect.timeoutFail({ duration: timeout, onTimeout: () => timedOut(request, answered) }),
+        Effect.flatMap(({ body, response }) => {
+          const status = response.status
+          if (!isRepresentable(status)) {
+            return Effect.fail(
+              new TransportError({ message: `the API answered ${describe(request)} with status ${status}`, status })
+            )
+          }
+          const answer = bufferedResponse(request, status, response.headers, body, Redacted.value(token))
+          // most answers need no decision: only 429 and 5xx are looked at
+          return status === 429 || status >= 500 ? classify(request, answer) : Effect.succeed(answer)
+        }),
+        Effect.tapError((failure) =>
+          failure instanceof Retryable
+            ? Effect.logDebug(
+                `${describe(request)}: ${failure.error instanceof ServerError ? `answered ${failure.error.response.status}` : failure.error.message}; may retry`
+              )
+            : Effect.void
         )
-      : withTimeout(timeout, () => timedOut(request))(send(request, sent, undefined))
-    return Effect.tapError(bounded, (failure) =>
-      failure instanceof Retryable
-        ? Effect.logDebug(
-            `${describe(request)}: ${failure.error instanceof ServerError ? `answered ${failure.error.response.status}` : failure.error.message}; may retry`
-          )
-        : Effect.void
-    )
-  }
+      )
+    })
 
   /**
    * Attempts with retries; the token of the last attempt comes back with its response (for a 401). Most requests
@@ -324,14 +270,14 @@ export const make = (
     first: Answer & { readonly used: Redacted.Redacted<string> }
   ) =>
     Effect.gen(function* () {
-      const payload = yield* errorPayload(first.response, bodyTimeout)
+      const payload = yield* errorPayload(first.response)
       if (tokens.forceRefresh === undefined) return yield* rejected(request, payload, false, [first.used])
       yield* Effect.logDebug(`${describe(request)}: answered 401, forcing one token refresh`)
       const fresh = yield* tokens.forceRefresh(first.used)
       const second = yield* round(request, Effect.succeed(fresh))
       if (second.response.status !== 401) return second.response
       const used = second.used === undefined ? [first.used, fresh] : [first.used, fresh, second.used]
-      return yield* rejected(request, yield* errorPayload(second.response, bodyTimeout), true, used)
+      return yield* rejected(request, yield* errorPayload(second.response), true, used)
     })
 
   // no generator on the way of an ordinary answer

@@ -26,31 +26,17 @@ export const make = (options: ServiceClientOptions, tokens: RequestPolicy.TokenS
     return build(config, tokens, withSafeSpans(yield* HttpClient.HttpClient))
   })
 
-/** The hidden hook of a built client: the same options and `HttpClient` over other tokens (`ServiceClient.forUser`). */
-export const ForTokensSymbol: unique symbol = Symbol.for("service-sdk/ServiceClient/forTokens")
-
 const build = (
   config: RequestPolicy.PolicyConfig,
   tokens: RequestPolicy.TokenSource,
   httpClient: HttpClient.HttpClient
 ): ServiceClientService => {
   const http = RequestPolicy.make(config, tokens, httpClient)
-  const request = Request.make(http, config.timeout)
-  const service: ServiceClientService = { http, request, ...Resources.make(request) }
-  Object.defineProperty(service, ForTokensSymbol, {
-    value: (other: RequestPolicy.TokenSource) => build(config, other, httpClient),
-    enumerable: false
-  })
-  return service
-}
-
-/** `client`'s policy over `tokens`; a client not built here (a hand-made test double) cannot lend it: a defect. */
-export const forTokens = (client: ServiceClientService, tokens: RequestPolicy.TokenSource): ServiceClientService => {
-  const rebuild = (
-    client as { readonly [ForTokensSymbol]?: (tokens: RequestPolicy.TokenSource) => ServiceClientService }
-  )[ForTokensSymbol]
-  if (rebuild === undefined) {
-    throw new Error("ServiceClient.forUser needs a ServiceClient made by ServiceClient.make or one of its layers")
+  const request = Request.make(http)
+  return {
+    http,
+    request,
+    ...Resources.make(request),
+    withTokenProvider: (provider) => build(config, provider, httpClient)
   }
-  return rebuild(tokens)
 }

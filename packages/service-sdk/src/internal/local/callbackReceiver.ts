@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import type * as Http from "node:http"
-import { parseResponseUrl } from "../../AuthorizationCode.js"
+import { parseResponseUrl } from "../oauthClient.js"
 import type { AuthenticationError, ConfigurationError } from "../../ServiceError.js"
 import * as LoopbackServer from "./loopbackServer.js"
 import {

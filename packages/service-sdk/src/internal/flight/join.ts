@@ -1,0 +1,48 @@
+/**
+ * The shared outcome: callers that arrive while a renewal runs wait for it together and get its token, or its
+ * failure, all at once (the next call after that renews again). When it was interrupted they go on: one of them
+ * renews.
+ */
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as MutableRef from "effect/MutableRef"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import * as State from "./state.js"
+
+export const make = (cell: State.Cell) => {
+  /** Joins the renewal under way, or runs `renewal` as the one others join. `accept`: is its token good for us? */
+  const joinOrLead = (
+    renewal: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>,
+    accept: (token: Redacted.Redacted<string>) => boolean
+  ): Effect.Effect<Redacted.Redacted<string>, State.TokenFailure> =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(Deferred.make<State.Outcome>(), (mine) =>
+        Effect.suspend(() => {
+          const running = MutableRef.get(cell).renewing
+          if (running !== undefined) {
+            return restore(
+              Effect.flatMap(Deferred.await(running), (outcome) =>
+                Option.isSome(outcome) && (Exit.isFailure(outcome.value) || accept(outcome.value.value))
+                  ? outcome.value
+                  : joinOrLead(renewal, accept)
+              )
+            )
+          }
+          State.update(cell, () => ({ renewing: mine }))
+          return Effect.onExit(restore(renewal), (exit) => {
+            State.update(cell, (state) => (state.renewing === mine ? { renewing: undefined } : {}))
+            const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+            return Deferred.succeed(mine, interrupted ? Option.none() : Option.some(exit))
+          })
+        })
+      )
+    )
+
+  /** Whether a renewal is under way. */
+  const busy = () => MutableRef.get(cell).renewing !== undefined
+
+  return { joinOrLead, busy }
+}

@@ -1,0 +1,72 @@
+/**
+ * The memo: the newest token this process knows, fed by renewals and by reads of the shared cache.
+ */
+import type * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as MutableRef from "effect/MutableRef"
+import * as Option from "effect/Option"
+import type { TokenCacheError } from "../../ServiceError.js"
+import type { TokenCache } from "../../TokenCache.js"
+import type { TokenInfo } from "../../TokenInfo.js"
+import * as State from "./state.js"
+
+export interface Memo {
+  readonly cell: State.Cell
+  /** Replaces the memo with `token`. */
+  readonly remember: (token: TokenInfo) => Effect.Effect<void>
+  readonly forget: Effect.Effect<void>
+  /** The memo when it is fresh and `usable`. */
+  readonly usableNow: (usable: (token: TokenInfo) => boolean) => Effect.Effect<Option.Option<State.Entry>>
+  /**
+   * The shared cache's entry as stored (the `expected` of a later compare-and-set), remembered when it is this
+   * provider's and the memo holds no newer token. An empty entry is a sign-out when `entryGone` says so.
+   */
+  readonly readCache: Effect.Effect<Option.Option<TokenInfo>, TokenCacheError>
+  readonly isFresh: (entry: State.Entry, now: number) => boolean
+}
+
+export const make = (options: {
+  readonly name: string
+  readonly cache: TokenCache
+  readonly clock: Clock.Clock
+  readonly skewMillis: number
+  readonly accepts: (token: TokenInfo) => boolean
+  /** "signedOut": an empty shared entry means the token was signed out (the memo is dropped); "keep": not. */
+  readonly entryGone: "signedOut" | "keep"
+}): Memo => {
+  const { cache, clock, skewMillis, accepts, name } = options
+  const cell = State.make()
+  const remember = (token: TokenInfo) =>
+    Effect.sync(() =>
+      State.update(cell, () => ({ memo: Option.some({ token, staleAt: State.staleAt(token, skewMillis) }) }))
+    )
+  const forget = Effect.sync(() => State.update(cell, () => ({ memo: Option.none() })))
+  const isFresh = (entry: State.Entry, now: number) => now < entry.staleAt
+
+  const cacheAnswered = Effect.suspend(() => {
+    if (!MutableRef.get(cell).cacheDown) return Effect.void
+    State.update(cell, () => ({ cacheDown: false }))
+    return Effect.logInfo(`${name}: the token cache answers again; renewals are shared again`)
+  })
+
+  const readCache = cache.get.pipe(
+    Effect.tap((found) =>
+      Effect.suspend(() => {
+        const state = MutableRef.get(cell)
+        if (Option.isNone(found)) {
+          return options.entryGone === "signedOut" && state.unwritten === undefined ? forget : Effect.void
+        }
+        const newer = Option.exists(state.memo, (entry) => entry.token.expiresAt > found.value.expiresAt)
+        return accepts(found.value) && !newer ? remember(found.value) : Effect.void
+      })
+    ),
+    Effect.zipLeft(cacheAnswered)
+  )
+
+  const usableNow = (usable: (token: TokenInfo) => boolean) =>
+    Effect.map(clock.currentTimeMillis, (now) =>
+      Option.filter(MutableRef.get(cell).memo, (found) => isFresh(found, now) && usable(found.token))
+    )
+
+  return { cell, remember, forget, usableNow, readCache, isFresh }
+}

@@ -1,0 +1,148 @@
+/**
+ * One renewal: `renew` with the newest token known, then the new token written over the entry the renewal read.
+ * When the entry changed meanwhile (the write is refused), the newer entry is served: the loser of a rotation race
+ * serves the winner's token. On `invalid_grant`, the entry is read again (another process may have rotated the
+ * refresh token), and the rejected refresh token is marked in the entry it came from, never over a newer one.
+ */
+import * as Effect from "effect/Effect"
+import * as MutableRef from "effect/MutableRef"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { AuthenticationError, type TransportError } from "../../ServiceError.js"
+import type { TokenCache } from "../../TokenCache.js"
+import type { TokenInfo } from "../../TokenInfo.js"
+import type { Memo } from "./memo.js"
+import type { SharedWrite } from "./sharedWrite.js"
+import * as State from "./state.js"
+
+/**
+ * A renewal's `invalid_grant` (RFC 6749 §5.2): `error` for the callers, and `rejected`, the entry to store so that
+ * no process sends that refresh token again (`refreshRejected` set), when there is one.
+ */
+export class RefreshRejected {
+  readonly _tag = "RefreshRejected"
+  constructor(
+    readonly error: AuthenticationError,
+    readonly rejected: TokenInfo | undefined
+  ) {}
+}
+
+export type Renew = (
+  current: Option.Option<TokenInfo>
+) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | RefreshRejected>
+
+/** Where the renewal's token goes: the shared entry it read (`expected`), or this process alone (degraded mode). */
+export type Target =
+  | { readonly _tag: "Shared"; readonly expected: Option.Option<TokenInfo> }
+  | { readonly _tag: "Local" }
+
+export const make = (options: {
+  readonly name: string
+  readonly cache: TokenCache
+  readonly clock: { readonly currentTimeMillis: Effect.Effect<number> }
+  readonly skewMillis: number
+  readonly memo: Memo
+  readonly writer: SharedWrite
+  readonly renew: Renew
+  readonly accepts: (token: TokenInfo) => boolean
+  /** "signedOut": a renewal that finds the entry emptied meanwhile does not write it back (a sign-out elsewhere). */
+  readonly entryGone: "signedOut" | "keep"
+}) => {
+  const { clock, memo, name, writer, accepts } = options
+
+  /** The entry, when it is this provider's, fresh and `usable`: served instead of ours. */
+  const servable = (now: Option.Option<TokenInfo>, usable: (token: TokenInfo) => boolean) =>
+    Effect.map(clock.currentTimeMillis, (millis) =>
+      Option.filter(
+        now,
+        (token) =>
+          accepts(token) &&
+          token.refreshRejected !== true &&
+          millis < State.staleAt(token, options.skewMillis) &&
+          usable(token)
+      )
+    )
+
+  /** The write of `token` was refused: serve the entry that is there instead, or say what happened. */
+  const refused = (
+    now: Option.Option<TokenInfo>,
+    token: TokenInfo,
+    usable: (token: TokenInfo) => boolean
+  ): Effect.Effect<Redacted.Redacted<string>, AuthenticationError> =>
+    Effect.gen(function* () {
+      const newer = yield* servable(now, usable)
+      if (Option.isSome(newer)) {
+        yield* memo.remember(newer.value)
+        yield* Effect.logDebug(`${name}: another process renewed first; serving its token`)
+        return newer.value.accessToken
+      }
+      if (Option.isNone(now)) {
+        if (options.entryGone === "signedOut") {
+          yield* memo.forget
+          return yield* new AuthenticationError({
+            message: "not signed in: the token was signed out while it was being renewed (sign in again)"
+          })
+        }
+        // the entry vanished (a flushed or restarted store) under our lock: ours is the newest, keep it there
+        const again = yield* writer.write(Option.none(), token)
+        if (again._tag === "Refused") return yield* refused(again.now, token, usable)
+        yield* memo.remember(token)
+        return token.accessToken
+      }
+      // another token that will not do for us (another sign-in's scope, a mark): serve ours, leave theirs
+      yield* Effect.logWarning(`${name}: the token cache holds another token; the renewed one is not written there`)
+      yield* memo.remember(token)
+      return token.accessToken
+    })
+
+  const renewNow = (usable: (token: TokenInfo) => boolean, target: Target) =>
+    Effect.gen(function* () {
+      const current = Option.map(MutableRef.get(memo.cell).memo, (entry) => entry.token)
+      const started = yield* clock.currentTimeMillis
+      const renewed = yield* Effect.either(options.renew(current))
+      if (renewed._tag === "Left") {
+        const failure = renewed.left
+        if (failure._tag !== "RefreshRejected") return yield* failure
+        if (target._tag === "Local") {
+          if (failure.rejected !== undefined) yield* memo.remember(failure.rejected)
+          return yield* failure.error
+        }
+        // Another process may have renewed with a newer refresh token: ours was then rotated out.
+        const now = yield* Effect.orElseSucceed(memo.readCache, () => Option.none<TokenInfo>())
+        const other = yield* servable(now, usable)
+        if (Option.isSome(other) && !sameAccessToken(other.value, current)) {
+          yield* memo.remember(other.value)
+          return other.value.accessToken
+        }
+        if (failure.rejected !== undefined) {
+          const marked = yield* writer.mark(target.expected, failure.rejected)
+          if (marked._tag === "Refused") {
+            const newer = yield* servable(marked.now, usable)
+            if (Option.isSome(newer)) {
+              yield* memo.remember(newer.value)
+              return newer.value.accessToken
+            }
+          }
+          yield* memo.remember(failure.rejected)
+        }
+        return yield* failure.error
+      }
+      const now = yield* clock.currentTimeMillis
+      const token = State.fromRequestStart(renewed.right, started, now)
+      yield* Effect.logDebug(`${name}: token refreshed, expires in ${Math.round(token.expiresAt - now / 1000)} s`)
+      if (target._tag === "Local") {
+        yield* memo.remember(token)
+        return token.accessToken
+      }
+      // the token is good even when the cache cannot keep it now: served, and written in the background
+      const outcome = yield* options.writer.write(target.expected, token)
+      if (outcome._tag === "Refused") return yield* refused(outcome.now, token, usable)
+      yield* memo.remember(token)
+      return token.accessToken
+    })
+
+  return renewNow
+}
+
+const sameAccessToken = (token: TokenInfo, current: Option.Option<TokenInfo>) =>
+  Option.exists(current, (known) => Redacted.value(known.accessToken) === Redacted.value(token.accessToken))

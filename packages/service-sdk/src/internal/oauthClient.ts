@@ -1,0 +1,295 @@
+/**
+ * The OAuth protocol steps (RFC 6749 §4.1, §4.4, §6; RFC 7636), one function each, over the shared token-endpoint
+ * exchange: nothing cached, nothing owned. `OAuthClient.ts` declares the service; `AuthorizationCode` and
+ * `ClientCredentials` add token ownership (cache, single flight, renewal) on top of it.
+ */
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import { createHash } from "node:crypto"
+import * as Pkce from "../Pkce.js"
+import { AuthenticationError, ConfigurationError, type TransportError } from "../ServiceError.js"
+import { TokenInfo } from "../TokenInfo.js"
+import { ENV, normalizeScope, secretValue } from "./config.js"
+import { generateState } from "./local/state.js"
+import { cleanUntrustedText } from "./redact.js"
+import type * as TokenEndpoint from "./tokenEndpoint.js"
+
+export interface AuthorizationUrlOptions {
+  readonly state?: string | undefined
+  readonly scope?: string | ReadonlyArray<string> | undefined
+  readonly showDialog?: boolean | undefined
+  readonly codeChallenge?: string | undefined
+  readonly loginHint?: string | undefined
+}
+
+export interface BeginOptions {
+  readonly scope?: string | ReadonlyArray<string> | undefined
+  readonly showDialog?: boolean | undefined
+  readonly state?: string | undefined
+  readonly loginHint?: string | undefined
+}
+
+export interface Pending {
+  readonly url: string
+  readonly state: string
+  readonly codeVerifier: Redacted.Redacted<string>
+}
+
+export interface PendingInput {
+  readonly state: string
+  readonly codeVerifier: string | Redacted.Redacted<string>
+}
+
+export interface Protocol {
+  readonly authorizationUrl: (options?: AuthorizationUrlOptions) => string
+  readonly beginAuthorization: (options?: BeginOptions) => Effect.Effect<Pending>
+  readonly completeAuthorization: (
+    callbackUrl: string,
+    pending: PendingInput
+  ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError>
+  readonly exchangeCode: (
+    code: string,
+    options?: { readonly codeVerifier?: string | Redacted.Redacted<string> | undefined }
+  ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError>
+  readonly refresh: (
+    refreshToken: string | Redacted.Redacted<string>,
+    options?: { readonly scope?: string | ReadonlyArray<string> | undefined }
+  ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
+  readonly clientCredentials: (options?: {
+    readonly scope?: string | ReadonlyArray<string> | undefined
+  }) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
+}
+
+const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
+  new AuthenticationError({ message, payload })
+
+/** The query of an authorization response: a full URL or a bare query string (with or without `?`). */
+const callbackQuery = (url: unknown): Effect.Effect<URLSearchParams, AuthenticationError> => {
+  if (typeof url !== "string") return Effect.fail(authFailure("the authorization response must be a URL string"))
+  const trimmed = url.trim()
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
+    return URL.canParse(trimmed)
+      ? Effect.succeed(new URL(trimmed).searchParams)
+      : Effect.fail(authFailure("the authorization response is not a valid URL"))
+  }
+  return Effect.succeed(new URLSearchParams(trimmed.startsWith("?") ? trimmed.slice(1) : trimmed))
+}
+
+/** RFC 6749 §10.12 (CSRF): a missing or different state is refused before anything else of the answer is read. */
+const checkState = (query: URLSearchParams, expected: string | undefined): Effect.Effect<void, AuthenticationError> => {
+  if (expected === undefined) return Effect.void
+  const state = query.get("state")
+  if (state === expected) return Effect.void
+  return Effect.fail(
+    authFailure(
+      state === null
+        ? "state mismatch: the authorization response has no state (expected one): possible CSRF"
+        : "state mismatch: the authorization response's state does not match the one sent: possible CSRF"
+    )
+  )
+}
+
+/** The longest `error` code kept (RFC 6749 §4.1.2.1 codes are short ASCII words). */
+const MAX_ERROR_CODE = 64
+
+/** RFC 6749 §4.1.2: an `error` parameter (§4.1.2.1) fails, with its text cleaned and capped; else the code. */
+const readCode = (query: URLSearchParams): Effect.Effect<string, AuthenticationError> => {
+  const rawError = query.get("error")
+  if (rawError !== null) {
+    const error = cleanUntrustedText(rawError, MAX_ERROR_CODE)
+    const rawDescription = query.get("error_description")
+    const description = rawDescription === null ? undefined : cleanUntrustedText(rawDescription)
+    return Effect.fail(
+      authFailure(`authorization failed: ${error}${description ? ` (${description})` : ""}`, {
+        error,
+        ...(description !== undefined ? { error_description: description } : {})
+      })
+    )
+  }
+  const code = query.get("code")
+  return code === null || code === ""
+    ? Effect.fail(authFailure("the authorization response has no code"))
+    : Effect.succeed(code)
+}
+
+/**
+ * The code from the URL the authorization server redirected to (RFC 6749 §4.1.2). Rules, in order: `expectedState`
+ * given and the state differs or is missing; an `error` parameter; no `code`.
+ */
+export const parseResponseUrl = (
+  url: string,
+  options: { readonly expectedState?: string | undefined } = {}
+): Effect.Effect<string, AuthenticationError> =>
+  Effect.flatMap(callbackQuery(url), (query) =>
+    Effect.zipRight(checkState(query, options?.expectedState), readCode(query))
+  )
+
+/** How many completed sign-ins an `OAuthClient` remembers, to refuse a second completion of the same one. */
+export const COMPLETED_MEMORY = 10_000
+
+/**
+ * The sign-ins completed through one client: a bounded memory (oldest forgotten first) of a digest of each pending
+ * sign-in (its state and verifier, never kept in clear), so that a pending authorization is single-use.
+ */
+const completedSignIns = () => {
+  const seen = new Set<string>()
+  const keyOf = (pending: PendingInput) =>
+    createHash("sha256")
+      .update(`${pending.state}\u0000${secretValue(pending.codeVerifier) ?? ""}`)
+      .digest("base64url")
+  return {
+    /** false when `pending` was completed already; else remembers it. */
+    claim: (pending: PendingInput): boolean => {
+      const key = keyOf(pending)
+      if (seen.has(key)) return false
+      seen.add(key)
+      if (seen.size > COMPLETED_MEMORY) seen.delete(seen.values().next().value!)
+      return true
+    }
+  }
+}
+
+/** What the protocol steps need beside the token endpoint (which holds the client's credentials). */
+export interface ProtocolConfig {
+  readonly clientId: string
+  readonly authUrl: string
+  /** A client without a secret (RFC 6749 §2.1): code exchanges must use PKCE, no client credentials grant. */
+  readonly publicClient: boolean
+  readonly redirectUri: string | undefined
+  readonly scope: string | undefined
+}
+
+/** The protocol steps of one client over `endpoint`. */
+export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoint): Protocol => {
+  const { publicClient } = config
+  const completed = completedSignIns()
+
+  // RFC 6749 §4.1.1, RFC 7636 §4.3
+  const authorizationUrl = (options: AuthorizationUrlOptions = {}) => {
+    const params = new URLSearchParams({ response_type: "code", client_id: config.clientId })
+    if (config.redirectUri !== undefined) params.set("redirect_uri", config.redirectUri)
+    const scope = options.scope !== undefined ? normalizeScope(options.scope) : config.scope
+    if (scope !== undefined) params.set("scope", scope)
+    if (options.state !== undefined && options.state !== "") params.set("state", options.state)
+    if (options.showDialog === true) params.set("show_dialog", "true")
+    if (options.codeChallenge !== undefined && options.codeChallenge !== "") {
+      params.set("code_challenge", options.codeChallenge)
+      params.set("code_challenge_method", "S256")
+    }
+    if (options.loginHint !== undefined && options.loginHint !== "") params.set("login_hint", options.loginHint)
+    return `${config.authUrl}/authorize?${params.toString()}`
+  }
+
+  // RFC 9700 §2.1.1: PKCE for every client kind
+  const beginAuthorization = (options: BeginOptions = {}) =>
+    Effect.gen(function* () {
+      const state = options.state !== undefined && options.state !== "" ? options.state : yield* generateState
+      const pkce = yield* Pkce.make
+      const url = authorizationUrl({
+        state,
+        scope: options.scope,
+        showDialog: options.showDialog,
+        loginHint: options.loginHint,
+        codeChallenge: pkce.challenge
+      })
+      return { url, state, codeVerifier: pkce.verifier } satisfies Pending
+    })
+
+  // RFC 6749 §4.1.3
+  const exchangeCode = Effect.fn("OAuthClient.exchangeCode")(function* (
+    code: string,
+    options: { readonly codeVerifier?: string | Redacted.Redacted<string> | undefined } = {}
+  ) {
+    if (typeof code !== "string") {
+      return yield* new ConfigurationError({ message: "the authorization code must be a string" })
+    }
+    if (code.trim() === "") return yield* new ConfigurationError({ message: "the authorization code is empty" })
+    const verifier = secretValue(options?.codeVerifier)
+    if (verifier !== undefined && (typeof verifier !== "string" || verifier.trim() === "")) {
+      return yield* new ConfigurationError({ message: "codeVerifier is empty" })
+    }
+    if (verifier === undefined && publicClient) {
+      return yield* new ConfigurationError({
+        message: "public clients must use PKCE: pass the codeVerifier (or sign in with beginAuthorization)"
+      })
+    }
+    if (config.redirectUri === undefined) {
+      return yield* new ConfigurationError({
+        message: `missing redirectUri: pass the \`redirectUri\` option or set ${ENV.redirectUri}`
+      })
+    }
+    const token = yield* endpoint({
+      grant_type: "authorization_code",
+      code: Redacted.make(code.trim()),
+      redirect_uri: config.redirectUri,
+      code_verifier: verifier !== undefined ? Redacted.make(verifier) : undefined
+    })
+    if (token.refreshToken === undefined) {
+      return yield* authFailure("the code exchange returned no refresh_token", {
+        error: "invalid_token_response",
+        error_description: "missing refresh_token"
+      })
+    }
+    return token
+  })
+
+  const completeAuthorization = Effect.fn("OAuthClient.completeAuthorization")(function* (
+    callbackUrl: string,
+    pending: PendingInput
+  ) {
+    if (typeof pending?.state !== "string" || pending.state === "") {
+      return yield* new ConfigurationError({
+        message: "completeAuthorization needs the pending state from beginAuthorization"
+      })
+    }
+    const query = yield* callbackQuery(callbackUrl)
+    yield* checkState(query, pending.state)
+    // the answer to this sign-in has arrived (a code or an error): the pending sign-in is used up
+    if (!completed.claim(pending)) {
+      // RFC 6749 §5.2: the grant was used already
+      return yield* authFailure("this sign-in was completed already: a pending authorization is single-use", {
+        error: "invalid_grant",
+        error_description: "the pending authorization was completed already"
+      })
+    }
+    const code = yield* readCode(query)
+    return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier })
+  })
+
+  // RFC 6749 §6: a response without a refresh token keeps the one sent
+  const refresh = Effect.fn("OAuthClient.refresh")(function* (
+    refreshToken: string | Redacted.Redacted<string>,
+    options: { readonly scope?: string | ReadonlyArray<string> | undefined } = {}
+  ) {
+    const value = secretValue(refreshToken)
+    if (typeof value !== "string" || value.trim() === "") {
+      return yield* authFailure("no refresh token to renew with")
+    }
+    const sent = Redacted.make(value)
+    const token = yield* endpoint({
+      grant_type: "refresh_token",
+      refresh_token: sent,
+      scope: normalizeScope(options?.scope)
+    })
+    return token.refreshToken === undefined ? withRefreshToken(token, sent) : token
+  })
+
+  // RFC 6749 §4.4: a confidential client only (§2.1)
+  const clientCredentials = Effect.fn("OAuthClient.clientCredentials")(function* (
+    options: { readonly scope?: string | ReadonlyArray<string> | undefined } = {}
+  ) {
+    if (publicClient) {
+      return yield* authFailure("a public client cannot use the client credentials grant (RFC 6749 §4.4)", {
+        error: "unauthorized_client",
+        error_description: "the client credentials grant needs a confidential client"
+      })
+    }
+    const scope = options?.scope !== undefined ? normalizeScope(options.scope) : config.scope
+    return yield* endpoint({ grant_type: "client_credentials", scope })
+  })
+
+  return { authorizationUrl, beginAuthorization, completeAuthorization, exchangeCode, refresh, clientCredentials }
+}
+
+const withRefreshToken = (token: TokenInfo, refreshToken: Redacted.Redacted<string>): TokenInfo =>
+  new TokenInfo({ ...token, refreshToken })
