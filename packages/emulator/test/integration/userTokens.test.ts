@@ -93,7 +93,7 @@ describe("UserTokens against the emulator", () => {
         const byUser = yield* emulator.apiRequestsByUser
         for (const id of ids) expect(byUser[id]).toBe(CALLERS * ROUNDS)
       }).pipe(Effect.provide(HttpLive)),
-    { timeout: 150_000 }
+    { timeout: 300_000 } // minutes on a loaded machine
   )
 
   it.scopedLive("signOut, then a call: AuthenticationError 'not signed in' for that user only", () =>
