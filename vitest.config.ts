@@ -6,12 +6,12 @@ import projects from "./vitest.workspace.js"
 /**
  * Test files run side by side. Most suites spend their time waiting (token expiries, child processes, Chromium,
  * redis-server, npm), not computing, so on a 2-core machine vitest's default (cores − 1 = one file at a time, every
- * suite queued behind the others) wastes most of the run. Workers per core: 2, at least 3 in all; set
- * SERVICE_SDK_TEST_WORKERS to change it. (In a multi-project run vitest takes the worker count and
+ * suite queued behind the others) wastes most of the run. Workers: cores + 1 (3 here; 4 made the CPU-heavy suites,
+ * running together on a loaded machine, slower than the waiting they saved); SERVICE_SDK_TEST_WORKERS sets it. (In a multi-project run vitest takes the worker count and
  * `fileParallelism` from this root config only, never from a project.) The measurements: docs/decisions.md, "The
  * test suite: time and load".
  */
-const workers = Number(process.env.SERVICE_SDK_TEST_WORKERS) || Math.max(3, 2 * availableParallelism())
+const workers = Number(process.env.SERVICE_SDK_TEST_WORKERS) || availableParallelism() + 1
 
 /**
  * Files known to take the longest start first, so that they do not become the tail of the run (vitest otherwise

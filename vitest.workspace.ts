@@ -41,7 +41,7 @@ export default [
   project("consumer", {
     root: "scripts",
     include: ["test/consumer.test.ts"],
-    testTimeout: 300_000,
-    hookTimeout: 300_000
+    testTimeout: 600_000,
+    hookTimeout: 600_000
   })
 ]

@@ -82,7 +82,7 @@ beforeAll(async () => {
   expect(files.length).toBe(packages.length)
   const installed = await run("npm", ["install", "--no-audit", "--no-fund", ...files], app)
   if (installed.status !== 0) throw new Error(`${packed.install} failed:\n${installed.output}`)
-}, 300_000)
+}, 600_000) // npm pack and install: minutes on a loaded machine
 
 afterAll(() => {
   if (dir !== "") rmSync(dir, { recursive: true, force: true })
