@@ -12,8 +12,12 @@ const USERS = 1_000
 const CALLERS = 5
 /** Expiries per user; 5,000 requests a round take 3–80 s on this shared 2-core machine (quiet to loaded). */
 const ROUNDS = 2
-/** Configured lifetime of refreshed tokens (s); with `skew` 1 s a token is served for 3 s after it is issued. */
-const LIFETIME = 4
+/**
+ * Configured lifetime of refreshed tokens (s). With `skew` at half of it a token is served for 15 s and then still
+ * valid for 15 s: the margin a request sent with it has to reach the emulator on a loaded machine (4 s tokens were
+ * answered 401 even after their refresh there). A round therefore waits 15 s for every token to go stale.
+ */
+const LIFETIME = 30
 
 /**
  * The emulator (rotating refresh tokens: each one is single-use, a replay is `invalid_grant`), `UserTokens` on a
@@ -30,7 +34,7 @@ const setup = Effect.gen(function* () {
         ...providerOptions(emulator),
         scope: undefined,
         store,
-        skew: "1 second",
+        skew: `${LIFETIME / 2} seconds`,
         timeout: "2 minutes"
       }),
       ServiceClient.layer({ apiUrl: emulator.apiUrl, timeout: "2 minutes" }).pipe(
@@ -74,7 +78,7 @@ describe("UserTokens against the emulator", () => {
         yield* Effect.sleep("1100 millis")
         let mixUps = 0
         for (let round = 0; round < ROUNDS; round++) {
-          if (round > 0) yield* Effect.sleep(`${LIFETIME - 1 + 0.1} seconds`) // every token of the last round stale
+          if (round > 0) yield* Effect.sleep(`${LIFETIME / 2 + 0.1} seconds`) // every token of the last round stale
           // each user: one client, CALLERS concurrent callers; 100 requests in flight
           const answers = yield* Effect.forEach(
             ids,
