@@ -25,13 +25,13 @@ export default [
   // @service-sdk/promise: the facade's build (its plain types, its bundle)
   project("promise"),
   project("redis", { exclude: ["**/node_modules/**", "test/faults/**"] }),
-  // real redis-server and OS processes under faults (SIGSTOP, SIGKILL, CLIENT PAUSE, restarts): one file at a time
+  // real redis-server, Cluster and Sentinel, and OS processes under faults (SIGSTOP, SIGKILL, CLIENT PAUSE,
+  // failovers, restarts): each file has its own servers and free ports and mostly waits, so files run side by side
   project("redis-faults", {
     root: "packages/redis",
     include: ["test/faults/**/*.test.ts"],
     globalSetup: ["test/faults/support/build.ts"],
-    fileParallelism: false,
-    testTimeout: 90_000
+    testTimeout: 180_000
   }),
   project("cli"),
   // the web app example (headless Chromium, redis-server and the built app)
@@ -43,14 +43,14 @@ export default [
   project("consumer", {
     root: "scripts",
     include: ["test/consumer.test.ts"],
-    testTimeout: 300_000,
-    hookTimeout: 300_000
+    testTimeout: 600_000,
+    hookTimeout: 600_000
   }),
   // @service-sdk/promise packed and installed alone, and beside effect@4: the README's examples against the emulator
   project("promise-consumer", {
     root: "scripts",
     include: ["test/promise-consumer.test.ts"],
-    testTimeout: 300_000,
-    hookTimeout: 300_000
+    testTimeout: 600_000,
+    hookTimeout: 600_000
   })
 ]

@@ -14,7 +14,7 @@
  * exactOptionalPropertyTypes; unused names allowed), workspace packages resolved to their sources. Errors are
  * reported as `README.md:<line> (block <n>, "<section>"): <message>`. Exit code 1 on any error.
  */
-import { spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 
@@ -93,7 +93,11 @@ export const readmes = () => [
     .filter((path) => existsSync(path))
 ]
 
-export const check = (readmePath = join(root, "README.md")) => {
+/**
+ * Type-checks the blocks of one README: `{ blocks, errors }`. Asynchronous, so that a test worker stays responsive
+ * while `tsc` runs (a long synchronous call starves vitest's worker RPC on a loaded machine).
+ */
+export const check = async (readmePath = join(root, "README.md")) => {
   const name = relative(root, readmePath).startsWith("..") ? readmePath : relative(root, readmePath)
   const out = join(root, "scripts", "build", "readme", name.replace(/[^A-Za-z0-9]+/g, "-"))
   const blocks = extractBlocks(readFileSync(readmePath, "utf8"))
@@ -109,7 +113,19 @@ export const check = (readmePath = join(root, "README.md")) => {
     byFile.set(file, { block, map })
   }
   const tsc = join(root, "node_modules", ".bin", "tsc")
-  const result = spawnSync(tsc, ["-p", join(out, "tsconfig.json"), "--pretty", "false"], { cwd: out, encoding: "utf8" })
+  const result = await new Promise((resolve, reject) => {
+    const child = spawn(tsc, ["-p", join(out, "tsconfig.json"), "--pretty", "false"], { cwd: out })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk
+    })
+    child.on("error", reject)
+    child.on("close", (status) => resolve({ status, stdout, stderr }))
+  })
   const errors = []
   for (const line of `${result.stdout}${result.stderr}`.split("\n")) {
     const match = /^(?:.*[/\\])?(block-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(line)
@@ -127,7 +143,7 @@ export const check = (readmePath = join(root, "README.md")) => {
 if (import.meta.url === `file://${process.argv[1]}`) {
   let failed = false
   for (const path of readmes()) {
-    const { blocks, errors } = check(path)
+    const { blocks, errors } = await check(path)
     for (const error of errors) console.error(error)
     console.log(`${relative(root, path)}: ${blocks} TypeScript blocks, ${errors.length} errors`)
     failed ||= errors.length > 0

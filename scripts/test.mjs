@@ -1,34 +1,58 @@
 #!/usr/bin/env node
-// `npm test`: type-check (tsc -b), lint (biome), the API reference (npm run docs), every vitest project, then the bench smoke test.
+// `npm test`: type-check (tsc -b), then every vitest project (the bench smoke test included) with lint (biome) and
+// the API reference (npm run docs) running beside it.
 // Ends with one line `tests: N passed, M failed, K skipped`; exits non-zero on any failure or when N is 0.
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 
 const root = join(import.meta.dirname, "..")
 const bin = (name) => join(root, "node_modules", ".bin", name)
+const started = performance.now()
+const show = (command, args) => [command.replace(`${root}/`, ""), ...args].join(" ")
 const run = (label, command, args) => {
-  console.log(`\n> ${label}: ${[command.replace(`${root}/`, ""), ...args].join(" ")}`)
+  console.log(`\n> ${label}: ${show(command, args)}`)
   const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: process.env })
   return result.status === 0
 }
+/** Runs beside vitest with its output held back, printed when it is done (so it does not interleave). */
+const runBeside = (label, command, args) =>
+  new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: process.env })
+    let output = ""
+    child.stdout.on("data", (chunk) => {
+      output += chunk
+    })
+    child.stderr.on("data", (chunk) => {
+      output += chunk
+    })
+    child.on("close", (code) => {
+      console.log(`\n> ${label}: ${show(command, args)}\n${output.trimEnd()}`)
+      resolve(code === 0)
+    })
+  })
 
 const extraArgs = process.argv.slice(2)
 const results = join(root, ".vitest-results.json")
 rmSync(results, { force: true })
 
 const steps = []
+// first: the build that some suites run (the CLI's bin, fleet workers on the built packages)
 steps.push(["type-check", run("type-check", bin("tsc"), ["-b"])])
-steps.push(["lint", run("lint", bin("biome"), ["check", "."])])
-// the API reference (TypeDoc); fails on a public export without a summary or a main entry point without @example
-steps.push(["docs", run("docs", process.execPath, [join(root, "scripts", "docs", "build.mjs")])])
-const vitestOk = run("vitest", bin("vitest"), [
-  "run",
-  "--reporter=default",
-  "--reporter=json",
-  `--outputFile.json=${results}`,
-  ...extraArgs
-])
+// lint and the API reference (TypeDoc; fails on a public export without a summary or a main entry point without
+// @example) need no test and no test needs them: they run beside vitest
+const beside = [
+  ["lint", runBeside("lint", bin("biome"), ["check", "."])],
+  ["docs", runBeside("docs", process.execPath, [join(root, "scripts", "docs", "build.mjs")])]
+]
+const vitestOk = await new Promise((resolve) => {
+  const args = ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${results}`, ...extraArgs]
+  console.log(`\n> vitest: ${show(bin("vitest"), args)}`)
+  spawn(bin("vitest"), args, { cwd: root, stdio: "inherit", env: process.env }).on("close", (code) =>
+    resolve(code === 0)
+  )
+})
+for (const [name, done] of beside) steps.push([name, await done])
 steps.push(["vitest", vitestOk])
 
 let passed = 0
@@ -46,5 +70,7 @@ if (existsSync(results)) {
 }
 const failedSteps = steps.filter(([, ok]) => !ok).map(([name]) => name)
 if (failedSteps.length > 0) console.log(`\nfailed steps: ${failedSteps.join(", ")}`)
+const seconds = Math.round((performance.now() - started) / 1000)
+console.log(`npm test took ${Math.floor(seconds / 60)} min ${seconds % 60} s`)
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`)
 process.exit(failedSteps.length > 0 || failed > 0 || passed === 0 ? 1 : 0)

@@ -1,57 +1,65 @@
 /**
- * The consumer test: what a user installs. Every package is packed with `npm pack` (the CLI's `prepack` builds its
- * bundle), the tarballs are installed with `npm install` (from the npm registry) into a fresh temp project beside
- * `effect` 3.22.3, the patch before the pinned one, with the platform versions that accept it. There a program is
- * type-checked (the repo's `tsc`, strict NodeNext) and run against the emulator from the installed
- * `@service-sdk/emulator`, a `.cjs` file `require`s `service-sdk/promise`, and `npm ls` shows one copy of `effect`.
- * `publint` and `attw --pack --profile esm-only` check each package as published.
+ * The consumer test: what a user installs, the way the README's Install section says. `npm run pack`'s code
+ * (`scripts/pack.mjs`: `tsc -b`, then `npm pack` of every non-private workspace package; the CLI's `prepack` builds
+ * its bundle) packs the tarballs, and the `npm install <tarballs>` line it prints is run as printed in a fresh temp
+ * project that already depends on `effect` 3.22.3, the patch before the pinned one, with the platform versions that
+ * accept it (npm resolves the rest from the registry). There a program is type-checked (the repo's `tsc`, strict
+ * NodeNext) and run against the emulator from the installed `@service-sdk/emulator`, a `.cjs` file `require`s
+ * `service-sdk/promise`, and `npm ls` shows one copy of `effect`. `publint` and `attw --pack --profile esm-only`
+ * check each package as published.
  */
-import { execFileSync, spawnSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Packed, publishablePackages } from "../pack.mjs"
 
 const root = join(import.meta.dirname, "..", "..")
 const bin = (name: string) => join(root, "node_modules", ".bin", name)
-const packages = ["service-sdk", "emulator", "redis", "cli"]
+// every publishable workspace package, as the pack script finds them
+const published = publishablePackages()
+const packages = published.map((p) => p.dir)
 const EFFECT = "3.22.3"
 const IOREDIS = "5.10.1"
 
-const run = (command: string, args: ReadonlyArray<string>, cwd: string) => {
-  const result = spawnSync(command, args, {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, npm_config_loglevel: "warn" }
+/**
+ * Runs a command without blocking this worker: a synchronous npm install or pack that takes over a minute on a
+ * loaded machine would starve vitest's worker RPC ("Timeout calling onTaskUpdate").
+ */
+const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>
+  new Promise<{ status: number | null; output: string; stdout: string }>((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, npm_config_loglevel: "warn" }
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk
+    })
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk
+    })
+    child.on("error", reject)
+    child.on("close", (status) => resolve({ status, output: `${stdout}${stderr}`, stdout }))
   })
-  return { status: result.status, output: `${result.stdout}${result.stderr}` }
-}
 
 let dir = ""
-const tarballs: Record<string, string> = {}
+let tarballs: Record<string, string> = {}
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "service-sdk-consumer-"))
   const packs = join(dir, "packs")
-  mkdirSync(packs)
-  execFileSync(bin("tsc"), ["-b"], { cwd: root, stdio: "pipe" })
-  const packed = JSON.parse(
-    execFileSync(
-      "npm",
-      ["pack", "--json", "--pack-destination", packs, ...packages.map((p) => `--workspace=packages/${p}`)],
-      {
-        cwd: root,
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"]
-      }
-    )
-  ) as ReadonlyArray<{ name: string; filename: string }>
-  for (const { filename, name } of packed) tarballs[name] = join(packs, filename.replace(/^@/, "").replace("/", "-"))
-  for (const file of readdirSync(packs)) {
-    const name = Object.keys(tarballs).find((n) => tarballs[n]!.endsWith(file))
-    if (name === undefined) throw new Error(`unexpected tarball ${file}`)
-  }
+  // `npm run pack`, into a folder of this test's own
+  const packing = await run(process.execPath, [join(root, "scripts", "pack.mjs"), "--out", packs, "--json"], root)
+  if (packing.status !== 0) throw new Error(`npm run pack failed:\n${packing.output}`)
+  const packed = JSON.parse(packing.stdout) as Packed
+  tarballs = { ...packed.tarballs }
+  expect(readdirSync(packs).filter((file) => file.endsWith(".tgz")).length).toBe(packages.length)
 
+  // the user's app, already on Effect 3.22.x; then the README's line, as the pack script printed it
   const app = join(dir, "app")
   mkdirSync(app)
   writeFileSync(
@@ -65,14 +73,16 @@ beforeAll(() => {
         "@effect/platform": "0.97.2",
         "@effect/platform-node": "0.108.2",
         // another 5.x than the workspace's (5.9.2): the user's copy is the one @service-sdk/redis uses (a peer)
-        ioredis: IOREDIS,
-        ...Object.fromEntries(Object.entries(tarballs).map(([name, file]) => [name, `file:${file}`]))
+        ioredis: IOREDIS
       }
     })
   )
-  const install = run("npm", ["install", "--no-audit", "--no-fund"], app)
-  if (install.status !== 0) throw new Error(`npm install failed:\n${install.output}`)
-}, 300_000)
+  const [npm, install, ...files] = packed.install.split(" ")
+  expect([npm, install]).toEqual(["npm", "install"])
+  expect(files.length).toBe(packages.length)
+  const installed = await run("npm", ["install", "--no-audit", "--no-fund", ...files], app)
+  if (installed.status !== 0) throw new Error(`${packed.install} failed:\n${installed.output}`)
+}, 600_000) // npm pack and install: minutes on a loaded machine
 
 afterAll(() => {
   if (dir !== "") rmSync(dir, { recursive: true, force: true })
@@ -99,18 +109,30 @@ describe("consumer: the packed packages in a fresh project", () => {
       for (const peer of ["effect", "@effect/platform", "@effect/platform-node"]) {
         expect(manifest.dependencies?.[peer], `${name}: ${peer} is not a dependency`).toBeUndefined()
       }
-      expect(manifest.peerDependencies.effect, name).toMatch(/^\^3\.22\.\d+$/)
+      // a package whose published JS imports effect has it as a peer; a bundle (no import of it) has no peers
+      const js = execFileSync("tar", ["-xzOf", file, "--wildcards", "package/dist/*.js"], {
+        encoding: "utf8",
+        maxBuffer: 256 * 1024 * 1024
+      })
+      if (/\bfrom\s*"effect(\/[^"]*)?"/.test(js)) {
+        expect(manifest.peerDependencies?.effect, name).toMatch(/^\^3\.22\.\d+$/)
+      } else {
+        expect(manifest.peerDependencies ?? {}, `${name} bundles what it imports`).toEqual({})
+      }
       expect(manifest.license, name).toBe("MIT")
       expect(manifest.engines, name).toEqual({ node: ">=20" })
       expect(manifest.repository?.url, name).toMatch(/^git\+https:/)
       expect(manifest.sideEffects, name).toBeDefined()
-      expect(manifest.files, name).toContain("dist")
+      expect(
+        (manifest.files as ReadonlyArray<string>).some((entry) => entry === "dist" || entry.startsWith("dist/")),
+        `${name}: files ships dist`
+      ).toBe(true)
     }
   })
 
-  it("has one copy of ioredis, the user's (a peer of @service-sdk/redis)", () => {
+  it("has one copy of ioredis, the user's (a peer of @service-sdk/redis)", async () => {
     const app = join(dir, "app")
-    const ls = run("npm", ["ls", "ioredis", "--all", "--parseable"], app)
+    const ls = await run("npm", ["ls", "ioredis", "--all", "--parseable"], app)
     expect(ls.status, ls.output).toBe(0)
     const paths = new Set(ls.output.split("\n").filter((line) => line.endsWith("/node_modules/ioredis")))
     expect([...paths]).toEqual([join(app, "node_modules", "ioredis")])
@@ -126,9 +148,9 @@ describe("consumer: the packed packages in a fresh project", () => {
     expect(manifest.dependencies?.ioredis).toBeUndefined()
   })
 
-  it("has one copy of effect, the user's", () => {
+  it("has one copy of effect, the user's", async () => {
     const app = join(dir, "app")
-    const ls = run("npm", ["ls", "effect", "--all", "--parseable"], app)
+    const ls = await run("npm", ["ls", "effect", "--all", "--parseable"], app)
     expect(ls.status, ls.output).toBe(0)
     const paths = new Set(ls.output.split("\n").filter((line) => line.endsWith("/node_modules/effect")))
     expect([...paths]).toEqual([join(app, "node_modules", "effect")])
@@ -139,7 +161,7 @@ describe("consumer: the packed packages in a fresh project", () => {
     expect(version.trim()).toBe(EFFECT)
   })
 
-  it("type-checks and runs an Effect program against the installed emulator", () => {
+  it("type-checks and runs an Effect program against the installed emulator", async () => {
     const app = join(dir, "app")
     writeFileSync(
       join(app, "tsconfig.json"),
@@ -197,10 +219,10 @@ describe("consumer: the packed packages in a fresh project", () => {
         ""
       ].join("\n")
     )
-    const tsc = run(bin("tsc"), ["-p", "tsconfig.json", "--pretty", "false"], app)
+    const tsc = await run(bin("tsc"), ["-p", "tsconfig.json", "--pretty", "false"], app)
     expect(tsc.output).toBe("")
     expect(tsc.status).toBe(0)
-    const result = run("node", ["out/main.js"], app)
+    const result = await run("node", ["out/main.js"], app)
     expect(result.status, result.output).toBe(0)
     const printed = JSON.parse(result.output.trim().split("\n").at(-1)!)
     expect(printed.tokenRequests).toBe(1)
@@ -210,7 +232,7 @@ describe("consumer: the packed packages in a fresh project", () => {
     expect(printed.album.length).toBeGreaterThan(0)
   })
 
-  it('require("service-sdk/promise") works from a .cjs file', () => {
+  it('require("service-sdk/promise") works from a .cjs file', async () => {
     const app = join(dir, "app")
     writeFileSync(
       join(app, "promise.cjs"),
@@ -241,28 +263,28 @@ describe("consumer: the packed packages in a fresh project", () => {
         ""
       ].join("\n")
     )
-    const result = run("node", ["promise.cjs"], app)
+    const result = await run("node", ["promise.cjs"], app)
     expect(result.status, result.output).toBe(0)
     const printed = JSON.parse(result.output.trim().split("\n").at(-1)!)
     expect(printed.album.length).toBeGreaterThan(0)
     expect(printed.errorIsServiceError).toBe(true)
   })
 
-  it("the installed CLI runs (its bin is the packed bundle)", () => {
-    const result = run(join(dir, "app", "node_modules", ".bin", "service-sdk"), ["--help"], join(dir, "app"))
+  it("the installed CLI runs (its bin is the packed bundle)", async () => {
+    const result = await run(join(dir, "app", "node_modules", ".bin", "service-sdk"), ["--help"], join(dir, "app"))
     expect(result.status, result.output).toBe(0)
     expect(result.output).toContain("demo")
   })
 
-  it.each(packages)("publint and attw --profile esm-only are clean for %s", (name) => {
-    const packageDir = join(root, "packages", name)
-    const publint = run(bin("publint"), ["run", packageDir, "--strict"], root)
+  // independent of each other: side by side
+  it.concurrent.each(packages)("publint and attw --profile esm-only are clean for %s", async (packagePath) => {
+    const packageDir = join(root, packagePath)
+    const name = published.find((p) => p.dir === packagePath)!.name
+    const publint = await run(bin("publint"), ["run", packageDir, "--strict"], root)
     expect(publint.status, publint.output).toBe(0)
     expect(publint.output).not.toMatch(/warning|error|suggestion/i)
-    const file = Object.values(tarballs).find((tarball) =>
-      tarball.includes(name === "service-sdk" ? "/service-sdk-0" : `-${name}-`)
-    )!
-    const attw = run(bin("attw"), [file, "--profile", "esm-only", "--format", "ascii"], root)
+    const file = tarballs[name]!
+    const attw = await run(bin("attw"), [file, "--profile", "esm-only", "--format", "ascii"], root)
     expect(attw.status, attw.output).toBe(0)
   })
 })
