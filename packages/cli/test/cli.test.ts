@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { mkdtempSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { buildBin, cli } from "./support/bin.js"
+import { buildBin, cli, connectionArgs } from "./support/bin.js"
 
 const run = cli
 
@@ -127,16 +127,7 @@ describe("service-sdk CLI", () => {
     it("login --no-browser prints the URL, saves tokens (0600); whoami uses them", async () => {
       const dir = mkdtempSync(join(tmpdir(), "service-sdk-cli-"))
       const cache = join(dir, "nested", "tokens.json")
-      const connection = [
-        "--auth-url",
-        emulator.authUrl,
-        "--api-url",
-        emulator.apiUrl,
-        "--client-id",
-        emulator.clientId,
-        "--client-secret",
-        emulator.clientSecret
-      ]
+      const connection = connectionArgs(emulator)
       const port = 20_000 + Math.floor(Math.random() * 20_000)
       let visited = false
       const login = await run(["login", ...connection, "--no-browser", "--port", String(port), "--cache", cache], {

@@ -19,7 +19,16 @@ import {
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { directoryVerdict } from "../src/internal/login.js"
-import { approveFirstUrl, bin, buildBin, cleanEnv, cli, freePortArg, runProcess } from "./support/bin.js"
+import {
+  approveFirstUrl,
+  bin,
+  buildBin,
+  cleanEnv,
+  cli,
+  connectionArgs,
+  freePortArg,
+  runProcess
+} from "./support/bin.js"
 
 beforeAll(buildBin, 120_000)
 
@@ -31,16 +40,7 @@ afterAll(async () => {
   await emulator?.close()
 })
 
-const connection = () => [
-  "--auth-url",
-  emulator.authUrl,
-  "--api-url",
-  emulator.apiUrl,
-  "--client-id",
-  emulator.clientId,
-  "--client-secret",
-  emulator.clientSecret
-]
+const connection = () => connectionArgs(emulator)
 
 const login = (cache: string) =>
   cli(["login", ...connection(), "--no-browser", "--port", freePortArg(), "--cache", cache], {

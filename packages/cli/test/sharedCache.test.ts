@@ -9,6 +9,7 @@ import { execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { connectionArgs } from "./support/bin.js"
 
 const root = join(import.meta.dirname, "..", "..", "..")
 const bin = join(root, "packages", "cli", "bin", "service-sdk.js")
@@ -71,16 +72,7 @@ describe("six whoami at once on one token file", () => {
       }),
       { mode: 0o600 }
     )
-    const connection = [
-      "--auth-url",
-      emulator.authUrl,
-      "--api-url",
-      emulator.apiUrl,
-      "--client-id",
-      emulator.clientId,
-      "--client-secret",
-      emulator.clientSecret
-    ]
+    const connection = connectionArgs(emulator)
     const before = (await emulator.stats()).tokenRequests.refresh_token
     const results = await Promise.all(Array.from({ length: 6 }, () => run(["whoami", ...connection, "--cache", cache])))
     for (const result of results) {

@@ -87,3 +87,20 @@ export const approveFirstUrl = (): ((text: string) => void) => {
 
 /** A port for `--port` (the loopback redirect), random in 20000–39999. */
 export const freePortArg = (): string => String(20_000 + Math.floor(Math.random() * 20_000))
+
+/** The options that point the CLI at a running emulator with its confidential client. */
+export const connectionArgs = (emulator: {
+  readonly authUrl: string
+  readonly apiUrl: string
+  readonly clientId: string
+  readonly clientSecret: string
+}): ReadonlyArray<string> => [
+  "--auth-url",
+  emulator.authUrl,
+  "--api-url",
+  emulator.apiUrl,
+  "--client-id",
+  emulator.clientId,
+  "--client-secret",
+  emulator.clientSecret
+]
