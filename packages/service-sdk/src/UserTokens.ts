@@ -174,19 +174,30 @@ export const make = (
  * ```ts
  * import { NodeHttpClient } from "@effect/platform-node"
  * import { Effect, Layer } from "effect"
- * import { ServiceClient, TokenProvider, TokenStore, UserTokens } from "service-sdk"
+ * import { OAuthClient, ServiceClient, TokenStore, UserTokens } from "service-sdk"
  *
- * const Users = Layer.unwrapEffect(
- *   Effect.map(TokenStore.memory(), (store) => UserTokens.layer({ redirectUri: "http://127.0.0.1:3000/callback", store }))
- * )
- * // the base client lends its options and policy to `ServiceClient.forUser`; it has no user of its own
- * const Client = ServiceClient.layer().pipe(Layer.provide(TokenProvider.layerStatic("no-user")))
+ * const options = { redirectUri: "http://127.0.0.1:3000/callback" }
+ * // ownership: each user's tokens in the store; the protocol steps: OAuthClient (nothing cached)
+ * const App = Layer.mergeAll(
+ *   Layer.unwrapEffect(Effect.map(TokenStore.memory(), (store) => UserTokens.layer({ ...options, store }))),
+ *   OAuthClient.layer(options)
+ * ).pipe(Layer.provide(NodeHttpClient.layerUndici))
  *
+ * // the callback route: complete the sign-in begun with `beginAuthorization`, then keep the tokens for that user
+ * const completeSignIn = (userId: string, callbackUrl: string, pending: { state: string; codeVerifier: string }) =>
+ *   Effect.gen(function* () {
+ *     const oauth = yield* OAuthClient.OAuthClient
+ *     const users = yield* UserTokens
+ *     yield* users.signIn(userId, yield* oauth.completeAuthorization(callbackUrl, pending))
+ *   })
+ *
+ * // a request for one user: that user's bearer, with the client's policy (a 401 renews only their token)
  * const profile = (userId: string) =>
  *   Effect.gen(function* () {
- *     const client = yield* ServiceClient.forUser(userId)
+ *     const users = yield* UserTokens
+ *     const client = yield* ServiceClient.makeWith(users.provider(userId))
  *     return yield* client.users.me
- *   }).pipe(Effect.provide(Layer.mergeAll(Users, Client).pipe(Layer.provide(NodeHttpClient.layerUndici))))
+ *   })
  * ```
  *
  * @since 0.2.0
