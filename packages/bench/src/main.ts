@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --out FILE] [-- --only 1,3]`: the eleven benchmark parts, a table per part, a
+ * `npm run bench [-- --quick] [-- --out FILE] [-- --only 1,3]`: the twelve benchmark parts, a table per part, a
  * summary of the targets, and the JSON (`results/latest.json` for a full run; a quick run writes only with `--out`).
  * Every figure is a ratio against something measured in the same run.
  */
