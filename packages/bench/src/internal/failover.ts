@@ -25,8 +25,8 @@ export const freePort = (): Promise<number> =>
   })
 
 const until = async (what: string, check: () => Promise<boolean>, millis: number) => {
-  const end = Date.now() + millis
-  while (Date.now() < end) {
+  const end = performance.now() + millis
+  while (performance.now() < end) {
     try {
       if (await check()) return
     } catch {
@@ -113,7 +113,7 @@ export const startSentinelGroup = async (binary: string): Promise<SentinelGroup>
       60_000
     )
     const killMaster = async () => {
-      const killed = Date.now()
+      const killed = performance.now()
       children[master]!.kill("SIGKILL")
       await until(
         "the failover",
@@ -126,7 +126,7 @@ export const startSentinelGroup = async (binary: string): Promise<SentinelGroup>
         },
         60_000
       )
-      return Date.now() - killed
+      return performance.now() - killed
     }
     return { sentinels, killMaster, stop }
   } catch (error) {
