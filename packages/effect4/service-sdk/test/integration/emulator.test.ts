@@ -44,7 +44,8 @@ describe("against the emulator over loopback", () => {
           )
         ).pipe(Layer.unwrap)
       )
-    ))
+    )
+  )
 
   it.live("a wrong secret is an AuthenticationError that does not contain the secret", () =>
     Effect.gen(function* () {
@@ -52,7 +53,8 @@ describe("against the emulator over loopback", () => {
       const error = yield* Effect.flip(provider.getAccessToken)
       assert.strictEqual(error._tag, "AuthenticationError")
       assert.notInclude(`${error.message} ${JSON.stringify(error)} ${String(error)}`, "wrong-secret-canary-42")
-    }).pipe(Effect.provide(FetchHttpClient.layer)))
+    }).pipe(Effect.provide(FetchHttpClient.layer))
+  )
 
   it.live("sign-in with PKCE, then the user's profile; a 401 (revoked token) forces one refresh", () =>
     Effect.gen(function* () {
@@ -71,7 +73,8 @@ describe("against the emulator over loopback", () => {
       assert.strictEqual((yield* client.users.me).id, "ada")
       const stats = yield* Effect.promise(() => emulator.stats())
       assert.isAtLeast(stats.tokenRequests.refresh_token!, 1)
-    }).pipe(Effect.provide(FetchHttpClient.layer)))
+    }).pipe(Effect.provide(FetchHttpClient.layer))
+  )
 
   it.live("a state mismatch is refused before any token request", () =>
     Effect.gen(function* () {
@@ -79,7 +82,8 @@ describe("against the emulator over loopback", () => {
       const pending = yield* oauth.beginAuthorization()
       const error = yield* Effect.flip(oauth.completeAuthorization("?code=x&state=forged", pending))
       assert.match(error.message, /state mismatch/)
-    }).pipe(Effect.provide(FetchHttpClient.layer)))
+    }).pipe(Effect.provide(FetchHttpClient.layer))
+  )
 
   it.live("many users: each user's client sees only their own profile", () =>
     Effect.gen(function* () {
@@ -104,12 +108,11 @@ describe("against the emulator over loopback", () => {
           Effect.sync(() =>
             Layer.mergeAll(
               ServiceClient.layerAccessToken("unused", { apiUrl: emulator.apiUrl }),
-              Layer.unwrap(
-                Effect.map(TokenStore.memory(), (store) => UserTokens.layer({ ...options(), store }))
-              )
+              Layer.unwrap(Effect.map(TokenStore.memory(), (store) => UserTokens.layer({ ...options(), store })))
             ).pipe(Layer.provideMerge(FetchHttpClient.layer))
           )
         )
       )
-    ))
+    )
+  )
 })
