@@ -15,7 +15,10 @@ import { fileURLToPath } from "node:url"
 const root = join(import.meta.dirname, "..")
 export const sharedDir = join(root, "packages", "shared", "src")
 /** The packages that ship a copy, each in its `src/internal/shared/`. */
-export const copyDirs = [join(root, "packages", "effect4", "service-sdk", "src", "internal", "shared")]
+export const copyDirs = [
+  join(root, "packages", "effect4", "service-sdk", "src", "internal", "shared"),
+  join(root, "packages", "effect4", "redis", "src", "internal", "shared")
+]
 
 export const header = (file) =>
   `// Copied from packages/shared/src/${file} by scripts/shared.mjs: edit the original there, then \`npm run shared\`.\n`
