@@ -95,6 +95,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, Configuratio
       name: "AuthorizationCode",
       cache: resolved.cache,
       skewMillis: resolved.skewMillis,
+      refreshAheadMillis: resolved.refreshAheadMillis,
       renew: (current) => Effect.map(renew(current), (token) => Provider.bind(protocol, token)),
       accepts: Provider.accepts(protocol),
       whenCacheDown: "fail",

@@ -81,6 +81,11 @@ export const make = (options: {
   readonly whenCacheDown: "local" | "fail"
   /** "signedOut": an empty shared entry means the user was signed out (a store of users); "keep": not. */
   readonly entryGone: "signedOut" | "keep"
+  /**
+   * Within this long of going stale, the first caller starts a renewal in the background (single flight) and is
+   * served the still-valid token; a failed background renewal is logged and the normal path takes over (0: off).
+   */
+  readonly refreshAheadMillis?: number | undefined
 }): Effect.Effect<SingleFlight> =>
   Effect.gen(function* () {
     const { cache, name, accepts, skewMillis } = options
@@ -88,6 +93,9 @@ export const make = (options: {
     let memo: { readonly token: TokenInfo; readonly staleAt: number } | undefined
     let renewing: Deferred.Deferred<Exit.Exit<Redacted.Redacted<string>, TokenFailure> | undefined> | undefined
     let cacheDown = false
+    const aheadMillis = options.refreshAheadMillis ?? 0
+    /** The token a renewal ahead of expiry was started for (one try per token). */
+    let aheadFor: TokenInfo | undefined
 
     const remember = (token: TokenInfo) => {
       memo = { token, staleAt: staleAt(token, skewMillis) }
@@ -276,12 +284,37 @@ export const make = (options: {
         )
       })
 
-    const getAccessToken = Effect.suspend(() =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        memo !== undefined && now < memo.staleAt && memo.token.refreshRejected !== true
-          ? Effect.succeed(memo.token.accessToken)
-          : joinOrLead(obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`)), () => true)
+    /** Starts one renewal in the background for `current` (a token within `refreshAhead` of going stale). */
+    const renewAhead = (current: TokenInfo) => {
+      aheadFor = current
+      const other = (token: Redacted.Redacted<string>) => !same(token, current.accessToken)
+      return Effect.forkDetach(
+        joinOrLead(
+          obtain((token) => other(token.accessToken)).pipe(Effect.withSpan(`${name}.refreshAhead`)),
+          other
+        ).pipe(
+          Effect.catch((error) =>
+            Effect.logWarning(
+              `${name}: the renewal ahead of expiry failed (${error.message}); retried when the token goes stale`
+            )
+          )
+        )
       )
+    }
+
+    const getAccessToken = Effect.suspend(() =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const entry = memo
+        if (entry === undefined || now >= entry.staleAt || entry.token.refreshRejected === true) {
+          return joinOrLead(obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`)), () => true)
+        }
+        return aheadMillis > 0 &&
+          now >= entry.staleAt - aheadMillis &&
+          aheadFor !== entry.token &&
+          renewing === undefined
+          ? Effect.as(renewAhead(entry.token), entry.token.accessToken)
+          : Effect.succeed(entry.token.accessToken)
+      })
     )
 
     const forceRefresh = (rejected: Redacted.Redacted<string>) => {
