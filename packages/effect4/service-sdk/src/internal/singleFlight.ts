@@ -129,6 +129,29 @@ export const make = (options: {
     const compareAndSet =
       cache.compareAndSet ?? ((_: Option.Option<TokenInfo>, next: TokenInfo) => Effect.as(cache.set(next), true))
 
+    /**
+     * A write that failed (the cache unreachable), tried again (0.25 s doubling to 5 s) until it lands, or the entry
+     * holds a newer token, or a newer renewal of this process replaced it.
+     */
+    const retryWrite = (initial: Option.Option<TokenInfo>, token: TokenInfo) =>
+      Effect.gen(function* () {
+        let expected = initial
+        for (let attempt = 0; attempt < 40; attempt++) {
+          yield* Effect.sleep(Math.min(5000, 250 * 2 ** Math.min(attempt, 5)))
+          if (memo?.token !== token) return
+          const written = yield* Effect.result(compareAndSet(expected, token))
+          if (written._tag === "Failure") continue
+          if (written.success) return yield* Effect.logInfo(`${name}: the renewed token reached the token cache`)
+          const now = yield* Effect.orElseSucceed(cache.get, () => Option.none<TokenInfo>())
+          // an older entry of ours (a store that lost writes) is written over; a newer one wins
+          if (Option.isSome(now) && accepts(now.value) && now.value.expiresAt < token.expiresAt) {
+            expected = now
+            continue
+          }
+          return yield* Effect.logInfo(`${name}: the token cache holds a newer entry; the renewed token is not written`)
+        }
+      })
+
     /** Writes `token` over `expected`; a refused write serves the newer entry, or ours over an older one of ours. */
     const writeRenewed = (
       expected: Option.Option<TokenInfo>,
@@ -140,7 +163,11 @@ export const make = (options: {
         for (let attempt = 0; attempt < 3; attempt++) {
           const written = yield* Effect.result(compareAndSet(against, token))
           if (written._tag === "Failure") {
-            yield* Effect.logWarning(`${name}: the new token was not cached (${written.failure.message})`)
+            yield* Effect.logWarning(
+              `${name}: the new token was not cached (${written.failure.message}); retrying in the background until it is`
+            )
+            // a rotated refresh token must not live only in this process's memory
+            yield* Effect.forkDetach(retryWrite(against, token))
             break
           }
           if (written.success) break
