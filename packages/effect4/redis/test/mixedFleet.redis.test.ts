@@ -6,7 +6,7 @@
 import { Redis } from "ioredis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunningEmulator, startEmulator } from "../../service-sdk/test/support/emulator.js"
-import { buildBoth, runWorker } from "../../service-sdk/test/support/fleet.js"
+import { buildBoth, runMixedFleet } from "../../service-sdk/test/support/fleet.js"
 import { type RunningRedis, redisAvailable, startRedis } from "./support/redisServer.js"
 
 let emulator: RunningEmulator
@@ -37,38 +37,7 @@ describe.skipIf(!redisAvailable)("mixed fleet on one Redis (Effect 3 and Effect 
         issued_at: now
       })
     )
-    const before = await emulator.stats()
-    const durationMs = 7_000
-    const config = {
-      redisUrl: redis.url,
-      key,
-      authUrl: emulator.authUrl,
-      clientId: emulator.clientId,
-      clientSecret: emulator.clientSecret,
-      skew: "5 seconds",
-      durationMs,
-      pauseMs: 40
-    }
-    const reports = await Promise.all([
-      runWorker(3, config),
-      runWorker(4, config),
-      runWorker(3, config),
-      runWorker(4, config)
-    ])
-    const after = await emulator.stats()
-    const refreshes = (after.tokenRequests.refresh_token ?? 0) - (before.tokenRequests.refresh_token ?? 0)
-    const served = new Set(reports.flatMap((report) => report.tokens))
-    console.info(
-      `mixed fleet (Redis): ${refreshes} refreshes in ${durationMs / 1000} s, ${served.size} tokens served, calls: ${reports.map((r) => `E${r.line}=${r.calls}`).join(" ")}`
-    )
-    for (const report of reports) {
-      expect(report.errors, `Effect ${report.line} worker errors`).toEqual([])
-      expect(report.calls).toBeGreaterThan(10)
-    }
-    expect(served.size).toBeLessThanOrEqual(refreshes + 1)
-    expect(refreshes).toBeGreaterThanOrEqual(3)
-    expect(refreshes).toBeLessThanOrEqual(Math.ceil(durationMs / 1000) + 3)
-    expect(reports.every((r) => r.tokens.length >= 2)).toBe(true)
+    await runMixedFleet("Redis", emulator, { redisUrl: redis.url, key }, expect)
     const entry = JSON.parse((await client.get(key))!)
     await client.quit()
     expect(typeof entry.refresh_token).toBe("string")
