@@ -222,6 +222,8 @@ export const make = (config: ResolvedProtocol, endpoint: TokenEndpoint.TokenEndp
     const query = yield* callbackQuery(callbackUrl)
     yield* checkState(query, pending.state)
     yield* checkIssuer(query, config.issuer)
+    const code = yield* readCode(query)
+    // used up only by the token endpoint's answer to this code (claimed while it is exchanged)
     const key = memory.claim(pending)
     if (key === undefined) {
       return yield* authFailure("this sign-in was completed already: a pending authorization is single-use", {
@@ -229,7 +231,6 @@ export const make = (config: ResolvedProtocol, endpoint: TokenEndpoint.TokenEndp
         error_description: "the pending authorization was completed already"
       })
     }
-    const code = yield* readCode(query)
     // used up only by a definitive answer: after a transport failure the same callback may be completed again
     return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier, redirectUri: pending.redirectUri }).pipe(
       Effect.tapError((error) =>
