@@ -329,20 +329,18 @@ export const make = (options: {
       )
     }
 
-    const getAccessToken = Effect.suspend(() =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const entry = memo
-        if (entry === undefined || now >= entry.staleAt || entry.token.refreshRejected === true) {
-          return joinOrLead(obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`)), () => true)
-        }
-        return aheadMillis > 0 &&
-          now >= entry.staleAt - aheadMillis &&
-          aheadFor !== entry.token &&
-          renewing === undefined
-          ? Effect.as(renewAhead(entry.token), entry.token.accessToken)
-          : Effect.succeed(entry.token.accessToken)
-      })
-    )
+    // the clock of the fiber that made the provider (a TestClock in tests), read synchronously on the cached path
+    const clock = yield* Clock.Clock
+    const getAccessToken = Effect.suspend(() => {
+      const now = clock.currentTimeMillisUnsafe()
+      const entry = memo
+      if (entry === undefined || now >= entry.staleAt || entry.token.refreshRejected === true) {
+        return joinOrLead(obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`)), () => true)
+      }
+      return aheadMillis > 0 && now >= entry.staleAt - aheadMillis && aheadFor !== entry.token && renewing === undefined
+        ? Effect.as(renewAhead(entry.token), entry.token.accessToken)
+        : Effect.succeed(entry.token.accessToken)
+    })
 
     const forceRefresh = (rejected: Redacted.Redacted<string>) => {
       const other = (token: Redacted.Redacted<string>) => !same(token, rejected)
