@@ -51,10 +51,46 @@ export const readEntryStrict = async (path: string): Promise<TokenJson | undefin
 
 const randomSuffix = () => Math.floor(Math.random() * 2 ** 31).toString(36)
 
+/** Temp files of `path` left by a crashed writer (older than this) are removed by the next write. */
+export const STALE_TEMP_MILLIS = 60_000
+
+/** Removes temp files of `path` older than {@link STALE_TEMP_MILLIS} (a crash between create and rename). */
+const sweepTemps = async (path: string): Promise<void> => {
+  const dir = dirname(path)
+  const prefix = `${basename(path)}.`
+  const names = await fs.readdir(dir).catch(() => [] as Array<string>)
+  const now = Date.now()
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || name.endsWith(".lock")) continue
+    const file = join(dir, name)
+    const stat = await fs.lstat(file).catch(() => undefined)
+    if (stat?.isFile() && now - stat.mtimeMs > STALE_TEMP_MILLIS) await fs.rm(file, { force: true }).catch(() => {})
+  }
+}
+
+/**
+ * Why `path` (a directory, or a file in it) must not hold tokens, or undefined when it may: it belongs to another
+ * user, or another user can write it (they could replace the entry or read what it will hold; a sticky directory
+ * such as /tmp is fine). Missing is fine.
+ */
+export const unsafeOwnership = async (path: string): Promise<string | undefined> => {
+  const stat = await fs.lstat(path).catch(() => undefined)
+  if (stat === undefined) return undefined
+  const uid = process.getuid?.()
+  if (uid !== undefined && stat.uid !== uid) return `${path} belongs to another user (uid ${stat.uid})`
+  // a sticky directory (/tmp) lets others add files but not replace or remove ours
+  const sticky = stat.isDirectory() && (stat.mode & 0o1000) !== 0
+  if ((stat.mode & 0o022) !== 0 && !sticky) {
+    return `${path} can be written by other users (mode ${(stat.mode & 0o777).toString(8)}): use a directory of your own (mode 0700)`
+  }
+  return undefined
+}
+
 /** Writes the entry atomically: temp file (exclusive, 0600) renamed over `path`; the temp file never stays. */
 export const writeEntry = async (path: string, token: TokenJson): Promise<void> => {
   const dir = dirname(path)
   await fs.mkdir(dir, { recursive: true, mode: 0o700 })
+  await sweepTemps(path)
   const tmp = join(dir, `${basename(path)}.${randomSuffix()}.tmp`)
   let created = false
   try {
@@ -68,9 +104,13 @@ export const writeEntry = async (path: string, token: TokenJson): Promise<void> 
   }
 }
 
-/** Removes the entry (sign-out); a missing file is already clear. */
+/** Removes the entry (sign-out) and any temp file of it: no copy of a refresh token stays behind. */
 export const removeEntry = async (path: string): Promise<void> => {
   await fs.rm(path, { force: true })
+  const prefix = `${basename(path)}.`
+  for (const name of await fs.readdir(dirname(path)).catch(() => [] as Array<string>)) {
+    if (name.startsWith(prefix) && name.endsWith(".tmp")) await fs.rm(join(dirname(path), name), { force: true })
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
+import { dirname, resolve } from "node:path"
 import { nonNegativeDuration } from "./internal/config.js"
 import * as FileEntry from "./internal/shared/fileEntry.js"
 import * as FileLock from "./internal/shared/fileLock.js"
@@ -136,7 +137,25 @@ const cacheError = (message: string) => (cause: unknown) =>
  * @since 2.0.0
  */
 export const file = (path: string, options?: FileOptions): Effect.Effect<TokenCache, ConfigurationError> =>
-  Effect.map(fileLockOptions(options), (lock) => makeFile(path, lock))
+  Effect.gen(function* () {
+    const lock = yield* fileLockOptions(options)
+    yield* refuseUnsafe(dirname(resolve(path)), path)
+    return makeFile(path, lock)
+  })
+
+/**
+ * A ConfigurationError when `paths` (the directory, then the file) belong to another user or others can write them:
+ * tokens are not kept where someone else could read or replace them.
+ *
+ * @since 2.0.0
+ */
+export const refuseUnsafe = (...paths: ReadonlyArray<string>): Effect.Effect<void, ConfigurationError> =>
+  Effect.gen(function* () {
+    for (const path of paths) {
+      const why = yield* Effect.promise(() => FileEntry.unsafeOwnership(path))
+      if (why !== undefined) return yield* new ConfigurationError({ message: `refusing to keep tokens there: ${why}` })
+    }
+  })
 
 /**
  * A file cache made synchronously (`TokenStore.directory` makes one per user on demand).

@@ -62,6 +62,7 @@ export const directory = (
   Effect.gen(function* () {
     const lock = yield* TokenCache.fileLockOptions(options)
     const dir = path.endsWith("/") && path.length > 1 ? path.slice(0, -1) : path
+    yield* TokenCache.refuseUnsafe(dir)
     // best effort now; each write creates it again if needed (and reports a failure as TokenCacheError)
     yield* Effect.sync(() => {
       try {

@@ -4,7 +4,16 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  statSync,
+  utimesSync,
+  writeFileSync
+} from "node:fs"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { TokenCache, TokenInfo, TokenStore } from "service-sdk"
@@ -88,6 +97,41 @@ describe("TokenCache.file", () => {
       const cache = yield* TokenCache.file(path, { lockWait: "2 seconds" })
       yield* cache.withLock!(Effect.void)
       assert.isFalse(existsSync(`${path}.lock`))
+    })
+  )
+})
+
+describe("files that must not hold tokens, and leftovers", () => {
+  it.live("a directory or file other users can write is refused with a ConfigurationError that says why", () =>
+    Effect.gen(function* () {
+      const open = join(tmp(), "open")
+      mkdirSync(open)
+      chmodSync(open, 0o777)
+      const error = yield* Effect.flip(TokenCache.file(join(open, "t.json")))
+      assert.strictEqual(error._tag, "ConfigurationError")
+      assert.match(error.message, /can be written by other users \(mode 777\)/)
+      const dir = tmp()
+      writeFileSync(join(dir, "t.json"), "{}")
+      chmodSync(join(dir, "t.json"), 0o666)
+      assert.match((yield* Effect.flip(TokenCache.file(join(dir, "t.json")))).message, /other users/)
+      assert.strictEqual((yield* Effect.flip(TokenStore.directory(open)))._tag, "ConfigurationError")
+    })
+  )
+
+  it.live("temp files left by a crashed writer are swept by the next write; a sign-out leaves no copy behind", () =>
+    Effect.gen(function* () {
+      const dir = tmp()
+      const path = join(dir, "t.json")
+      const crashed = join(dir, "t.json.abc123.tmp")
+      writeFileSync(crashed, '{"access_token":"a","expires_at":1,"refresh_token":"secret-refresh"}')
+      const old = new Date(Date.now() - 120_000)
+      utimesSync(crashed, old, old)
+      const cache = yield* TokenCache.file(path)
+      yield* cache.set(token("a", "r"))
+      assert.deepStrictEqual(readdirSync(dir), ["t.json"])
+      writeFileSync(join(dir, "t.json.fresh.tmp"), "{}")
+      yield* cache.clear!
+      assert.deepStrictEqual(readdirSync(dir), [])
     })
   )
 })
