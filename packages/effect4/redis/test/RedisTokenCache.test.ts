@@ -89,6 +89,29 @@ describe.skipIf(!redisAvailable)("RedisTokenCache (Effect 4 line)", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("a key holding another application's value is a TokenCacheError and is left alone", () =>
+    Effect.gen(function* () {
+      const key = `test:neighbour:${Math.random()}`
+      yield* Effect.promise(async () => {
+        const client = new Redis(redis.url)
+        await client.set(key, "their-value")
+        await client.quit()
+      })
+      const cache = yield* RedisTokenCache.make({ url: redis.url, key })
+      const error = yield* Effect.flip(cache.get)
+      assert.strictEqual(error._tag, "TokenCacheError")
+      assert.match(error.message, /not a service-sdk token entry/)
+      assert.isFalse(yield* cache.compareAndSet!(Option.none(), token("mine")))
+      const raw = yield* Effect.promise(async () => {
+        const client = new Redis(redis.url)
+        const text = await client.get(key)
+        await client.quit()
+        return text
+      })
+      assert.strictEqual(raw, "their-value")
+    }).pipe(Effect.scoped)
+  )
+
   it.live("a bad option is a ConfigurationError naming it", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(RedisTokenCache.make({ url: redis.url, key: "k", lockTtl: -1 }))

@@ -5,7 +5,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { TokenCache, type TokenInfo } from "service-sdk"
+import { TokenCache, TokenCacheError, type TokenInfo } from "service-sdk"
 import type { Connection } from "./connection.js"
 import { script } from "./connection.js"
 import * as Lock from "./lock.js"
@@ -43,10 +43,22 @@ export const make = (connection: Connection, key: string, lock: Lock.LockOptions
       )
     })
   return {
+    // a key that holds something else (another application's value) is an error, never read as empty: it would
+    // then be written over
     get: Effect.withSpan(
-      Effect.map(
+      Effect.flatMap(
         connection.run(`GET ${key}`, (redis) => redis.get(key)),
-        (text) => (text === null ? Option.none<TokenInfo>() : TokenCache.decodeJson(text))
+        (text) => {
+          if (text === null) return Effect.succeed(Option.none<TokenInfo>())
+          const token = TokenCache.decodeJson(text)
+          return Option.isSome(token)
+            ? Effect.succeed(token)
+            : Effect.fail(
+                new TokenCacheError({
+                  message: `the Redis key "${key}" on ${connection.address} holds a value that is not a service-sdk token entry (another application's?); it is left alone: pick another key`
+                })
+              )
+        }
       ),
       "RedisTokenCache.get"
     ),
