@@ -52,9 +52,13 @@ const vitest = (label, node, script, args, cwd, output) =>
   new Promise((resolve) => {
     const all = ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${output}`, ...args]
     console.log(`\n> ${label}: ${show(node, [script, ...all])}`)
-    spawn(node, [script, ...all], { cwd, stdio: "inherit", env: process.env }).on("close", (code) =>
-      resolve(code === 0)
-    )
+    spawn(node, [script, ...all], { cwd, stdio: "inherit", env: process.env })
+      // a missing Node or vitest (packages/effect4 not installed: run npm install) fails the step, not the script
+      .on("error", (error) => {
+        console.log(`\n> ${label} could not start: ${error.message} (run npm install)`)
+        resolve(false)
+      })
+      .on("close", (code) => resolve(code === 0))
   })
 const rootVitest = join(root, "node_modules", "vitest", "vitest.mjs")
 const consumerResults = join(root, ".vitest-results.consumer.json")
