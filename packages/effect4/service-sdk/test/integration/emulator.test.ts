@@ -76,6 +76,26 @@ describe("against the emulator over loopback", () => {
     }).pipe(Effect.provide(FetchHttpClient.layer))
   )
 
+  it.live("a public client signs in with PKCE and no secret (client_id in the body); its token refreshes", () =>
+    Effect.gen(function* () {
+      const provider = yield* AuthorizationCode.make({
+        clientId: "emulator-public-client",
+        publicClient: true,
+        authUrl: emulator.authUrl,
+        redirectUri: "http://127.0.0.1:9/callback"
+      })
+      const pending = yield* provider.beginAuthorization({ scope: "user-read-private", loginHint: "pat" })
+      const consent = yield* Effect.promise(() => fetch(pending.url, { redirect: "manual" }))
+      const token = yield* provider.completeAuthorization(consent.headers.get("location")!, pending)
+      const first = yield* provider.getAccessToken
+      assert.strictEqual(Redacted.value(first), Redacted.value(token.accessToken))
+      const refreshed = yield* provider.forceRefresh(first)
+      assert.notStrictEqual(Redacted.value(refreshed), Redacted.value(first))
+      const client = yield* ServiceClient.makeWith(provider, { apiUrl: emulator.apiUrl })
+      assert.strictEqual((yield* client.users.me).id, "pat")
+    }).pipe(Effect.provide(FetchHttpClient.layer))
+  )
+
   it.live("a state mismatch is refused before any token request", () =>
     Effect.gen(function* () {
       const oauth = yield* OAuthClient.make({ ...options(), redirectUri: "http://127.0.0.1:9/cb" })
