@@ -42,7 +42,7 @@ export interface ClientRegistration {
  * @category models
  */
 export interface PlaybackState {
-  /** a catalogue track id */
+  /** a catalogue track id, or {@link localFileTrackId} for the local file (`null` ids, `is_local: true`) */
   readonly trackId: string
   readonly isPlaying?: boolean
   readonly progressMs?: number
@@ -226,6 +226,16 @@ export const defaultClientSecret: string = internal.defaultClientSecret
 export const defaultPublicClientId: string = internal.defaultPublicClientId
 
 /**
+ * The `trackId` of the local file in the fixtures (a file on the user's device: the Service sends it with `null`
+ * track, album and artist ids). It is third in `emulator-user`'s library; `playback: { trackId: localFileTrackId }`
+ * plays it.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const localFileTrackId: string = internal.localFileTrackId
+
+/**
  * Starts an emulator in the current scope; closing the scope stops it.
  *
  * @since 0.1.0
@@ -319,6 +329,12 @@ export class Emulator extends Context.Tag("service-sdk/Emulator")<Emulator, Emul
    * @since 0.2.0
    */
   static readonly defaultPublicClientId = defaultPublicClientId
+  /**
+   * The `trackId` of the local file in the fixtures (`null` ids, `is_local: true`).
+   *
+   * @since 0.4.0
+   */
+  static readonly localFileTrackId = localFileTrackId
 }
 
 /**

@@ -471,13 +471,15 @@ export const AsyncUserTokens: {
 
 /** @since 0.3.0 */
 export interface ArtistRef {
-  readonly id: string
+  /** `null` for the artist of a local file */
+  readonly id: string | null
   readonly name: string
   readonly uri?: string | undefined
 }
 /** @since 0.3.0 */
 export interface AlbumRef {
-  readonly id: string
+  /** `null` for the album of a local file */
+  readonly id: string | null
   readonly name: string
   readonly release_date?: string | undefined
   readonly uri?: string | undefined
@@ -510,12 +512,14 @@ export interface User {
 }
 /** @since 0.3.0 */
 export interface Track {
-  readonly id: string
+  /** `null` for a local file (`is_local: true`) */
+  readonly id: string | null
   readonly name: string
   readonly artists: ReadonlyArray<ArtistRef>
   readonly duration_ms: number
   readonly album?: AlbumRef | undefined
   readonly track_number?: number | undefined
+  readonly is_local?: boolean | undefined
   readonly uri?: string | undefined
 }
 /** @since 0.3.0 */
@@ -560,18 +564,24 @@ export interface Device {
 }
 /** @since 0.3.0 */
 export interface PlaybackItem {
-  readonly id: string
+  /** `null` for a local file (`is_local: true`) */
+  readonly id: string | null
   readonly name: string
+  /** `track` or `episode` (an episode has no artists or album) */
+  readonly type?: string | undefined
   readonly duration_ms?: number | undefined
   readonly artists?: ReadonlyArray<ArtistRef> | undefined
   readonly album?: AlbumRef | undefined
+  readonly is_local?: boolean | undefined
   readonly uri?: string | undefined
 }
 /** @since 0.3.0 */
 export interface PlaybackState {
   readonly is_playing: boolean
   readonly progress_ms?: number | undefined
+  /** absent for an ad (`currently_playing_type: "ad"`) */
   readonly item?: PlaybackItem | undefined
+  readonly currently_playing_type?: string | undefined
   readonly device?: Device | undefined
   readonly shuffle_state?: boolean | undefined
   readonly repeat_state?: string | undefined

@@ -9,6 +9,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { EmulatorConfig, Fault } from "../Emulator.js"
 import { decodeFault } from "./faults.js"
+import { LOCAL_FILE } from "./fixtures.js"
 import { isLoopbackAddress, isLoopbackHost, json, mediaType, methods } from "./http.js"
 import type { EmulatorState } from "./state.js"
 
@@ -33,7 +34,10 @@ export const decodeConfig = (state: EmulatorState, input: unknown): Effect.Effec
     Effect.mapError((error) => ParseResult.TreeFormatter.formatErrorSync(error)),
     Effect.filterOrFail(
       (config) =>
-        config.playback === undefined || config.playback === null || state.catalog.tracks.has(config.playback.trackId),
+        config.playback === undefined ||
+        config.playback === null ||
+        state.catalog.tracks.has(config.playback.trackId) ||
+        config.playback.trackId === LOCAL_FILE.key,
       (config) => `Unknown track id for playback: ${config.playback?.trackId}`
     )
   )

@@ -22,7 +22,7 @@ import { authorizeEndpoint, decisionEndpoint } from "./authorize.js"
 import { makeCatalog } from "./catalog.js"
 import { applyConfig, controlApp, decodeConfig } from "./control.js"
 import { decodeFault } from "./faults.js"
-import { TRACKS } from "./fixtures.js"
+import { LOCAL_FILE, TRACKS } from "./fixtures.js"
 import { json, methods } from "./http.js"
 import { tokenEndpoint } from "./oauth.js"
 import { EmulatorState, type ResolvedOptions } from "./state.js"
@@ -37,11 +37,17 @@ export const defaultClientSecret = "emulator-secret"
 /** @internal */
 export const defaultPublicClientId = "emulator-public-client"
 
+/** @internal */
+export const localFileTrackId: string = LOCAL_FILE.key
+
 const HOST = "127.0.0.1"
 
 const MAX_BODY_BYTES = 1024 * 1024
 
 const TRACK_IDS: ReadonlySet<string> = new Set(TRACKS.map((track) => track.id))
+
+/** A track the player can report: a catalogue track or the local file. */
+const isPlayable = (trackId: string) => TRACK_IDS.has(trackId) || trackId === LOCAL_FILE.key
 
 const invalid = (message: string) => Effect.fail(new EmulatorError({ message: `Invalid emulator options: ${message}` }))
 
@@ -65,8 +71,8 @@ const resolveOptions = (
     return invalid(`tokenLatencyMs must be a non-negative number, got ${String(tokenLatencyMs)}`)
   }
   const playback = options.playback ?? null
-  if (playback !== null && !TRACK_IDS.has(playback.trackId)) {
-    return invalid(`playback.trackId is not a catalogue track: ${playback.trackId}`)
+  if (playback !== null && !isPlayable(playback.trackId)) {
+    return invalid(`playback.trackId is not a catalogue track or the local file: ${playback.trackId}`)
   }
   const clients = new Map<string, ClientRegistration>([
     [defaultClientId, { clientId: defaultClientId, clientSecret: defaultClientSecret }],
