@@ -31,7 +31,11 @@ export interface ClientRegistration {
    * (since 0.2.0)
    */
   readonly clientSecret?: string | undefined
-  /** exact redirect URIs this client may use; when absent, any `http` URI on a loopback host is accepted */
+  /**
+   * the redirect URIs this client may use, under the Service's rules: `https`, or `http` on a loopback IP literal
+   * (`127.0.0.1`, `[::1]`; never `localhost`); a loopback URI registered without a port matches any port. When
+   * absent, any `http` URI on a loopback IP literal is accepted.
+   */
   readonly redirectUris?: ReadonlyArray<string>
 }
 

@@ -70,6 +70,14 @@ export interface BeginAuthorizationOptions {
   readonly showDialog?: boolean | undefined
   /** Random (256 bits) when not given. */
   readonly state?: string | undefined
+  /**
+   * The redirect URI of this sign-in instead of the configured one: the configured loopback URI with the port its
+   * server listens on, when it was configured without one (`authorizeLocal` sets it; RFC 8252 §7.3). It is kept in
+   * the pending sign-in, so the code exchange sends the same one (RFC 6749 §4.1.3).
+   *
+   * @since 0.4.0
+   */
+  readonly redirectUri?: string | undefined
   /** The user to preselect on the consent page (`login_hint`). */
   readonly loginHint?: string | undefined
 }
@@ -84,6 +92,12 @@ export interface PendingAuthorization {
   readonly url: string
   readonly state: string
   readonly codeVerifier: Redacted.Redacted<string>
+  /**
+   * The redirect URI of this sign-in, when it is not the configured one (see `BeginAuthorizationOptions`).
+   *
+   * @since 0.4.0
+   */
+  readonly redirectUri?: string | undefined
 }
 
 /**
@@ -105,7 +119,11 @@ export interface Service {
    */
   readonly completeAuthorization: (
     callbackUrl: string,
-    pending: { readonly state: string; readonly codeVerifier: string | Redacted.Redacted<string> }
+    pending: {
+      readonly state: string
+      readonly codeVerifier: string | Redacted.Redacted<string>
+      readonly redirectUri?: string | undefined
+    }
   ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError>
   /** The authorization code grant (RFC 6749 §4.1.3); a public client must pass the PKCE `codeVerifier`. */
   readonly exchangeCode: (

@@ -194,7 +194,7 @@ describe("OAuthClient: authorization URL and sign-in", () => {
           )
         )
         expect(denied).toBeInstanceOf(AuthenticationError)
-        expect((denied as AuthenticationError).payload).toEqual({ error: "access_denied", error_description: "no[2J" })
+        expect((denied as AuthenticationError).payload).toEqual({ error: "access_denied", error_description: "no" })
         const next = yield* oauth.beginAuthorization()
         const noCode = yield* Effect.flip(oauth.completeAuthorization(`?state=${next.state}`, next))
         expect(noCode.message).toContain("no code")

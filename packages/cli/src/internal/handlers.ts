@@ -100,7 +100,8 @@ export const login = (flags: LoginFlags) =>
       publicClient: target.publicClient,
       authUrl: target.authUrl,
       scope: flags.scope,
-      redirectUri: `http://127.0.0.1:${flags.port}/callback`,
+      // no --port: a loopback redirect URI without one, so each sign-in listens on a free port (RFC 8252 §7.3)
+      redirectUri: `http://127.0.0.1${Option.match(flags.port, { onNone: () => "", onSome: (port) => `:${port}` })}/callback`,
       tokenCache
     }).pipe(Layer.provide(http))
     const token = yield* authorizeLocal({

@@ -18,7 +18,7 @@ import type {
 } from "../Emulator.js"
 import { EmulatorError } from "../EmulatorError.js"
 import { apiApp } from "./api.js"
-import { authorizeEndpoint, decisionEndpoint } from "./authorize.js"
+import { authorizeEndpoint, decisionEndpoint, redirectUriError } from "./authorize.js"
 import { makeCatalog } from "./catalog.js"
 import { applyConfig, controlApp, decodeConfig } from "./control.js"
 import { decodeFault } from "./faults.js"
@@ -85,6 +85,11 @@ const resolveOptions = (
     // no secret: a public client
     if (client.clientSecret !== undefined && (typeof client.clientSecret !== "string" || client.clientSecret === "")) {
       return invalid(`client ${client.clientId} needs a non-empty clientSecret, or none for a public client`)
+    }
+    // the Service's rules apply to registration too (a loopback URI may be registered without a port)
+    for (const uri of client.redirectUris ?? []) {
+      const problem = typeof uri === "string" ? redirectUriError(uri) : "not a string"
+      if (problem !== undefined) return invalid(`client ${client.clientId}: redirect URI ${String(uri)}: ${problem}`)
     }
     clients.set(client.clientId, client)
   }

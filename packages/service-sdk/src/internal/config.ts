@@ -9,6 +9,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ConfigurationError } from "../ServiceError.js"
 import type { Options as OAuthClientOptions } from "../OAuthClient.js"
+import { redirectUriProblem } from "./local/redirectUri.js"
 import { maskUrlCredentials } from "./redact.js"
 
 export const DEFAULT_AUTH_URL = "https://accounts.service.example"
@@ -254,9 +255,13 @@ export const retryCount = (
 export const resolveRedirectUri = (value: string | undefined): Effect.Effect<string | undefined, ConfigurationError> =>
   Effect.flatMap(optionOrEnv(value, ENV.redirectUri), (resolved) => {
     const redirectUri = Option.getOrUndefined(resolved)
-    return redirectUri !== undefined && !URL.canParse(redirectUri)
-      ? Effect.fail(invalid(`redirectUri is not a valid URL: ${maskUrlCredentials(JSON.stringify(redirectUri))}`))
-      : Effect.succeed(redirectUri)
+    if (redirectUri === undefined) return Effect.succeed(undefined)
+    if (!URL.canParse(redirectUri)) {
+      return Effect.fail(invalid(`redirectUri is not a valid URL: ${maskUrlCredentials(JSON.stringify(redirectUri))}`))
+    }
+    // the Service's rules, at configuration time rather than at the consent page (DESIGN section 4)
+    const problem = redirectUriProblem(new URL(redirectUri))
+    return problem === undefined ? Effect.succeed(redirectUri) : Effect.fail(invalid(problem))
   })
 
 export interface ResolvedProtocol {

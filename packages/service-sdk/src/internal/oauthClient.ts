@@ -24,6 +24,8 @@ import type * as TokenEndpoint from "./tokenEndpoint.js"
 export interface PendingInput {
   readonly state: string
   readonly codeVerifier: string | Redacted.Redacted<string>
+  /** The sign-in's own redirect URI (an ephemeral loopback port), when not the configured one. */
+  readonly redirectUri?: string | undefined
 }
 
 const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
@@ -131,9 +133,10 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
   const completed = completedSignIns()
 
   // RFC 6749 §4.1.1, RFC 7636 §4.3
-  const authorizationUrl = (options: AuthorizationUrlOptions = {}) => {
+  const authorizationUrl = (options: AuthorizationUrlOptions & { readonly redirectUri?: string | undefined } = {}) => {
     const params = new URLSearchParams({ response_type: "code", client_id: config.clientId })
-    if (config.redirectUri !== undefined) params.set("redirect_uri", config.redirectUri)
+    const redirectUri = options.redirectUri ?? config.redirectUri
+    if (redirectUri !== undefined) params.set("redirect_uri", redirectUri)
     const scope = options.scope !== undefined ? normalizeScope(options.scope) : config.scope
     if (scope !== undefined) params.set("scope", scope)
     if (options.state !== undefined && options.state !== "") params.set("state", options.state)
@@ -156,15 +159,25 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
         scope: options.scope,
         showDialog: options.showDialog,
         loginHint: options.loginHint,
-        codeChallenge: pkce.challenge
+        codeChallenge: pkce.challenge,
+        redirectUri: options.redirectUri
       })
-      return { url, state, codeVerifier: pkce.verifier } satisfies PendingAuthorization
+      return {
+        url,
+        state,
+        codeVerifier: pkce.verifier,
+        ...(options.redirectUri !== undefined ? { redirectUri: options.redirectUri } : {})
+      } satisfies PendingAuthorization
     })
 
   // RFC 6749 §4.1.3
   const exchangeCode = Effect.fn("OAuthClient.exchangeCode")(function* (
     code: string,
-    options: { readonly codeVerifier?: string | Redacted.Redacted<string> | undefined } = {}
+    options: {
+      readonly codeVerifier?: string | Redacted.Redacted<string> | undefined
+      /** RFC 6749 §4.1.3: the redirect URI of the authorization request, when it was not the configured one */
+      readonly redirectUri?: string | undefined
+    } = {}
   ) {
     if (typeof code !== "string") {
       return yield* new ConfigurationError({ message: "the authorization code must be a string" })
@@ -179,7 +192,8 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
         message: "public clients must use PKCE: pass the codeVerifier (or sign in with beginAuthorization)"
       })
     }
-    if (config.redirectUri === undefined) {
+    const redirectUri = options?.redirectUri ?? config.redirectUri
+    if (redirectUri === undefined) {
       return yield* new ConfigurationError({
         message: `missing redirectUri: pass the \`redirectUri\` option or set ${ENV.redirectUri}`
       })
@@ -187,7 +201,7 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
     const token = yield* endpoint({
       grant_type: "authorization_code",
       code: Redacted.make(code.trim()),
-      redirect_uri: config.redirectUri,
+      redirect_uri: redirectUri,
       code_verifier: verifier !== undefined ? Redacted.make(verifier) : undefined
     })
     if (token.refreshToken === undefined) {
@@ -219,7 +233,7 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
       })
     }
     const code = yield* readCode(query)
-    return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier })
+    return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier, redirectUri: pending.redirectUri })
   })
 
   // RFC 6749 §6: a response without a refresh token keeps the one sent

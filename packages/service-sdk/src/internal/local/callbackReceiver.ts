@@ -33,6 +33,8 @@ export interface Callback {
 export interface Receiver {
   /** The first valid callback, or the AuthenticationError of the first invalid one. */
   readonly callback: Effect.Effect<Callback, AuthenticationError>
+  /** The port the server listens on (an ephemeral one when the redirect URI has none). */
+  readonly port: number
 }
 
 const requestUrl = (request: Http.IncomingMessage, origin: string): URL | undefined => {
@@ -89,6 +91,6 @@ export const receive = (
         })
       })
 
-    yield* LoopbackServer.listen({ addresses: redirect.addresses, port: redirect.port, handle })
-    return { callback: Deferred.await(outcome) }
+    const port = yield* LoopbackServer.listen({ addresses: redirect.addresses, port: redirect.port, handle })
+    return { callback: Deferred.await(outcome), port }
   })
