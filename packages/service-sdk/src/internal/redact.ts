@@ -96,8 +96,8 @@ export const bearerOf = (headers: Readonly<Record<string, string>>): string | un
  * Terminal escape sequences from untrusted text, removed whole (not just their ESC, which would leave `[2J` behind):
  * CSI (`ESC [` or the C1 `U+009B`), OSC/DCS/APC/PM/SOS strings up to their terminator, and two-character escapes.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
 const ESCAPE_SEQUENCE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
   /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?|(?:\u001b[\]P_^X]|[\u0090\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[ -~]?/g
 
 /**
