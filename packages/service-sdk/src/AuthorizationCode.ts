@@ -8,7 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { resolveRedirectUri, secretValue } from "./internal/config.js"
+import { resolveIssuer, resolveRedirectUri, secretValue } from "./internal/config.js"
 import * as Protocol from "./internal/oauthClient.js"
 import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
@@ -23,7 +23,19 @@ import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
  * @since 0.1.0
  */
 export interface Options extends Provider.ProviderOptions {
+  /**
+   * The Service's rules apply (a ConfigurationError otherwise): `https`, or `http` on a loopback IP literal
+   * (`127.0.0.1`, `[::1]`), never `localhost`; a loopback URI may have no port (`authorizeLocal` then picks one per
+   * sign-in).
+   */
   readonly redirectUri?: string | undefined
+  /**
+   * The authorization server's issuer identifier (RFC 9207): a callback whose `iss` differs is refused. Default:
+   * `authUrl` without a trailing slash.
+   *
+   * @since 0.4.0
+   */
+  readonly issuer?: string | undefined
   readonly refreshToken?: string | Redacted.Redacted<string> | undefined
   /**
    * An app that keeps no secret (a distributed CLI, a desktop app; RFC 8252 §8.4): `clientSecret` is neither
@@ -147,9 +159,11 @@ export interface AuthorizationCodeService extends TokenProviderService {
 
 /**
  * The code from the URL the authorization server redirected to (RFC 6749 §4.1.2). Accepts a full URL or a bare query
- * string. Rules, in order: when `expectedState` is given, a missing or different `state` fails ("state mismatch";
- * §10.12, CSRF); an `error` parameter fails (§4.1.2.1), its `error_description` without control characters and capped
- * at 512 characters; no `code` fails.
+ * string. Rules, in order: a repeated `state`, `code`, `error` or `iss` parameter fails (§3.1); when `expectedState`
+ * is given, a missing or different `state` fails ("state mismatch"; §10.12, CSRF); when `issuer` is given, an `iss`
+ * that differs fails (RFC 9207; `completeAuthorization` always checks it against the configured issuer); an `error`
+ * parameter fails (§4.1.2.1), its `error_description` without control characters and capped at 512 characters; no
+ * `code` fails.
  *
  * (The facade's `AsyncAuthorizationCode.parseResponseUrl` reads it here; everyone else through
  * `AuthorizationCode.parseResponseUrl`.)
@@ -158,7 +172,7 @@ export interface AuthorizationCodeService extends TokenProviderService {
  */
 export const parseResponseUrl: (
   url: string,
-  options?: { readonly expectedState?: string | undefined }
+  options?: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined }
 ) => Effect.Effect<string, AuthenticationError> = Protocol.parseResponseUrl
 
 /**
@@ -172,7 +186,8 @@ const make = (
   Effect.gen(function* () {
     const resolved = yield* Provider.resolve(options)
     const redirectUri = yield* resolveRedirectUri(options.redirectUri)
-    const oauth = Protocol.make({ ...resolved, redirectUri }, resolved.endpoint)
+    const issuer = yield* resolveIssuer(options.issuer, resolved.authUrl)
+    const oauth = Protocol.make({ ...resolved, redirectUri, issuer }, resolved.endpoint)
     const bootstrap = secretValue(options.refreshToken)
     const initialRefreshToken = bootstrap ? Redacted.make(bootstrap) : undefined
 
@@ -250,8 +265,9 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
    */
   static readonly make = make
   /**
-   * The code from the URL the authorization server redirected to; fails with `AuthenticationError` on an `error`
-   * parameter, a missing code, or (with `expectedState`) a missing or different state.
+   * The code from the URL the authorization server redirected to; fails with `AuthenticationError` on a repeated
+   * `state`/`code`/`error`/`iss`, an `error` parameter, a missing code, (with `expectedState`) a missing or different
+   * state, or (with `issuer`) a different `iss`.
    *
    * @since 0.1.0
    */

@@ -33,8 +33,19 @@ export interface Options {
    */
   readonly publicClient?: boolean | undefined
   readonly authUrl?: string | undefined
-  /** Needed by `exchangeCode`/`completeAuthorization` and sent in authorization URLs. */
+  /**
+   * Needed by `exchangeCode`/`completeAuthorization` and sent in authorization URLs. The Service's rules apply
+   * (checked here, a ConfigurationError otherwise): `https`, or `http` on a loopback IP literal (`127.0.0.1`,
+   * `[::1]`), never `localhost`; a loopback URI may have no port (`authorizeLocal` then picks one per sign-in).
+   */
   readonly redirectUri?: string | undefined
+  /**
+   * The authorization server's issuer identifier (RFC 9207): an authorization response whose `iss` differs is
+   * refused. Default: `authUrl` without a trailing slash.
+   *
+   * @since 0.4.0
+   */
+  readonly issuer?: string | undefined
   /** The default scope of authorization URLs and of `clientCredentials`. */
   readonly scope?: string | ReadonlyArray<string> | undefined
   /** Per attempt of a token request (default 30 s). */

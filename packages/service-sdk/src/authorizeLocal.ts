@@ -135,9 +135,10 @@ export const authorizeLocal: (
         // Only a failing announcement ends the wait.
         Effect.zipRight(Fiber.join(announcing), Effect.never)
       )
-      // The receiver checked the state already; completeAuthorization checks it again and sends the verifier.
+      // The receiver checked the state already; completeAuthorization checks the whole callback again (state, repeated
+      // parameters, `iss`) and sends the verifier.
       const token = yield* provider
-        .completeAuthorization(`?${new URLSearchParams({ code: callback.code, state })}`, pending)
+        .completeAuthorization(callback.query, pending)
         .pipe(Effect.tapError((error) => reply(callback, failurePageFor(error))))
       yield* reply(callback, successPage())
       yield* Effect.logDebug("authorizeLocal: authorized")

@@ -264,6 +264,19 @@ export const resolveRedirectUri = (value: string | undefined): Effect.Effect<str
     return problem === undefined ? Effect.succeed(redirectUri) : Effect.fail(invalid(problem))
   })
 
+/**
+ * The `issuer` option (RFC 9207): the `iss` an authorization response may carry. Default: `authUrl` without a
+ * trailing slash. A URL, else a ConfigurationError.
+ */
+export const resolveIssuer = (value: unknown, authUrl: string): Effect.Effect<string, ConfigurationError> => {
+  if (value === undefined || value === "") return Effect.succeed(authUrl.replace(/\/+$/, ""))
+  return typeof value === "string" && URL.canParse(value)
+    ? Effect.succeed(value)
+    : Effect.fail(
+        invalid(`issuer must be the authorization server's issuer URL (RFC 9207), got ${describeValue(value)}`)
+      )
+}
+
 export interface ResolvedProtocol {
   readonly clientId: string
   /** None for a public client. */
@@ -271,6 +284,7 @@ export interface ResolvedProtocol {
   readonly authUrl: string
   readonly redirectUri: string | undefined
   readonly scope: string | undefined
+  readonly issuer: string
   readonly timeout: Duration.Duration
   readonly maxRetries: number
 }
@@ -282,7 +296,9 @@ export const resolveProtocol = (options: OAuthClientOptions): Effect.Effect<Reso
     const { clientId, clientSecret } = yield* resolveCredentials(options)
     const authUrl = yield* resolveUrl(options.authUrl, "authUrl")
     const redirectUri = yield* resolveRedirectUri(options.redirectUri)
+    const issuer = yield* resolveIssuer(options.issuer, authUrl)
     const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")
     const maxRetries = yield* retryCount(options.maxRetries)
-    return { clientId, clientSecret, authUrl, redirectUri, scope: normalizeScope(options.scope), timeout, maxRetries }
+    const scope = normalizeScope(options.scope)
+    return { clientId, clientSecret, authUrl, redirectUri, scope, issuer, timeout, maxRetries }
   })

@@ -43,6 +43,41 @@ const callbackQuery = (url: unknown): Effect.Effect<URLSearchParams, Authenticat
   return Effect.succeed(new URLSearchParams(trimmed.startsWith("?") ? trimmed.slice(1) : trimmed))
 }
 
+/** The parameters of an authorization response that must appear at most once (RFC 6749 §3.1, RFC 9207 §2). */
+const SINGLE_PARAMETERS = ["state", "code", "error", "iss"] as const
+
+/**
+ * RFC 6749 §3.1: response parameters must not be included more than once. Checked first: `?state=<right>&state=evil`
+ * or `?code=<c>&code=<attacker>` must not pass on whichever copy a reader happens to take.
+ */
+const checkSingleParameters = (query: URLSearchParams): Effect.Effect<void, AuthenticationError> => {
+  const repeated = SINGLE_PARAMETERS.find((name) => query.getAll(name).length > 1)
+  return repeated === undefined
+    ? Effect.void
+    : Effect.fail(
+        authFailure(
+          `the authorization response repeats the ${repeated} parameter (RFC 6749 §3.1): refused, possibly forged`,
+          { error: "invalid_request", error_description: `repeated parameter: ${repeated}` }
+        )
+      )
+}
+
+/**
+ * RFC 9207 §2.4: an `iss` parameter, when present, must equal the issuer the client expects (simple string
+ * comparison); a response from another authorization server (a mix-up attack) is refused. Without an expected issuer
+ * there is nothing to compare with.
+ */
+const checkIssuer = (query: URLSearchParams, issuer: string | undefined): Effect.Effect<void, AuthenticationError> => {
+  const iss = query.get("iss")
+  if (iss === null || issuer === undefined || iss === issuer) return Effect.void
+  return Effect.fail(
+    authFailure(
+      `the authorization response comes from another issuer (iss ${JSON.stringify(cleanUntrustedText(iss, 200))}, expected ${issuer}; RFC 9207): refused`,
+      { error: "invalid_request", error_description: "iss does not match the configured issuer" }
+    )
+  )
+}
+
 /** RFC 6749 §10.12 (CSRF): a missing or different state is refused before anything else of the answer is read. */
 const checkState = (query: URLSearchParams, expected: string | undefined): Effect.Effect<void, AuthenticationError> => {
   if (expected === undefined) return Effect.void
@@ -81,15 +116,30 @@ const readCode = (query: URLSearchParams): Effect.Effect<string, AuthenticationE
 }
 
 /**
- * The code from the URL the authorization server redirected to (RFC 6749 §4.1.2). Rules, in order: `expectedState`
- * given and the state differs or is missing; an `error` parameter; no `code`.
+ * The checks of an authorization response before its code is read, in order: a repeated `state`, `code`, `error` or
+ * `iss`; `expectedState` given and the state differs or is missing; an `iss` that is not `issuer`.
+ */
+const checkResponse = (
+  query: URLSearchParams,
+  expectedState: string | undefined,
+  issuer: string | undefined
+): Effect.Effect<void, AuthenticationError> =>
+  checkSingleParameters(query).pipe(
+    Effect.zipRight(checkState(query, expectedState)),
+    Effect.zipRight(checkIssuer(query, issuer))
+  )
+
+/**
+ * The code from the URL the authorization server redirected to (RFC 6749 §4.1.2). Rules, in order: a repeated
+ * `state`, `code`, `error` or `iss`; `expectedState` given and the state differs or is missing; `issuer` given and an
+ * `iss` that differs; an `error` parameter; no `code`.
  */
 export const parseResponseUrl = (
   url: string,
-  options: { readonly expectedState?: string | undefined } = {}
+  options: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined } = {}
 ): Effect.Effect<string, AuthenticationError> =>
   Effect.flatMap(callbackQuery(url), (query) =>
-    Effect.zipRight(checkState(query, options?.expectedState), readCode(query))
+    Effect.zipRight(checkResponse(query, options?.expectedState, options?.issuer), readCode(query))
   )
 
 /** How many completed sign-ins an `OAuthClient` remembers, to refuse a second completion of the same one. */
@@ -125,11 +175,14 @@ export interface ProtocolConfig {
   readonly publicClient: boolean
   readonly redirectUri: string | undefined
   readonly scope: string | undefined
+  /** The `iss` an authorization response may carry (RFC 9207); default the `authUrl` without a trailing slash. */
+  readonly issuer?: string | undefined
 }
 
 /** The protocol steps of one client over `endpoint`. */
 export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoint): Service => {
   const { publicClient } = config
+  const issuer = config.issuer ?? config.authUrl.replace(/\/+$/, "")
   const completed = completedSignIns()
 
   // RFC 6749 §4.1.1, RFC 7636 §4.3
@@ -223,7 +276,7 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
       })
     }
     const query = yield* callbackQuery(callbackUrl)
-    yield* checkState(query, pending.state)
+    yield* checkResponse(query, pending.state, issuer)
     // the answer to this sign-in has arrived (a code or an error): the pending sign-in is used up
     if (!completed.claim(pending)) {
       // RFC 6749 §5.2: the grant was used already

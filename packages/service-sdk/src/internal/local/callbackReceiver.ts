@@ -26,6 +26,8 @@ import type { LoopbackRedirect } from "./redirectUri.js"
 /** A valid callback: its code, and how to answer the browser once the code is exchanged. */
 export interface Callback {
   readonly code: string
+  /** The callback's whole query, for `completeAuthorization` (which checks `iss` against the configured issuer). */
+  readonly query: string
   /** Sends the final page to the waiting browser tab; completes when it is handed to the OS. */
   readonly reply: (page: Page) => Effect.Effect<void>
 }
@@ -87,6 +89,7 @@ export const receive = (
         yield* Effect.logDebug("authorizeLocal: authorization callback received")
         yield* Deferred.succeed(outcome, {
           code: parsed.right,
+          query: url.search,
           reply: (page) => LoopbackServer.send(response, page)
         })
       })

@@ -160,7 +160,10 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
    * The code from the URL the authorization server redirected to; throws AuthenticationError (see
    * `AuthorizationCode.parseResponseUrl`).
    */
-  static parseResponseUrl(url: string, options: { readonly expectedState?: string | undefined } = {}): string {
+  static parseResponseUrl(
+    url: string,
+    options: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined } = {}
+  ): string {
     return runSyncOrThrow(AuthorizationCodeModule.parseResponseUrl(url, options))
   }
 
