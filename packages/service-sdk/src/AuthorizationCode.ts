@@ -5,13 +5,16 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { resolveIssuer, resolveRedirectUri, secretValue } from "./internal/config.js"
+import { refreshTokenLifetimeOption, resolveIssuer, resolveRedirectUri, secretValue } from "./internal/config.js"
 import * as Protocol from "./internal/oauthClient.js"
 import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
+import * as SignIn from "./internal/signIn.js"
 import type { AuthenticationError, ConfigurationError, TokenCacheError, TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"
 import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
@@ -36,6 +39,15 @@ export interface Options extends Provider.ProviderOptions {
    * @since 0.4.0
    */
   readonly issuer?: string | undefined
+  /**
+   * How long a sign-in lasts when the token endpoint does not say so with `refresh_token_expires_in`: the Service
+   * ends a refresh token 180 days after the user signed in, and refreshing does not extend it (pass `"180 days"`).
+   * With it the stored entry knows when the sign-in ends: a warning is logged within its last 7 days, and the
+   * `invalid_grant` at its end says to sign in again. Default: unknown (only the server's word counts).
+   *
+   * @since 0.4.0
+   */
+  readonly refreshTokenLifetime?: Duration.DurationInput | undefined
   readonly refreshToken?: string | Redacted.Redacted<string> | undefined
   /**
    * An app that keeps no secret (a distributed CLI, a desktop app; RFC 8252 §8.4): `clientSecret` is neither
@@ -155,6 +167,13 @@ export interface AuthorizationCodeService extends TokenProviderService {
   readonly publicClient: boolean
   /** The redirect URI the provider was configured with, if any. */
   readonly redirectUri: string | undefined
+  /**
+   * When the user's sign-in ends, if known: the end of the refresh token (from `refresh_token_expires_in`, else the
+   * sign-in time plus `refreshTokenLifetime`), after which the user must sign in again. None when nothing says.
+   *
+   * @since 0.4.0
+   */
+  readonly signInEndsAt: Effect.Effect<Option.Option<Date>, TokenCacheError>
 }
 
 /**
@@ -187,14 +206,17 @@ const make = (
     const resolved = yield* Provider.resolve(options)
     const redirectUri = yield* resolveRedirectUri(options.redirectUri)
     const issuer = yield* resolveIssuer(options.issuer, resolved.authUrl)
-    const oauth = Protocol.make({ ...resolved, redirectUri, issuer }, resolved.endpoint)
+    const refreshTokenLifetime = yield* refreshTokenLifetimeOption(options.refreshTokenLifetime)
+    const oauth = Protocol.make({ ...resolved, redirectUri, issuer, refreshTokenLifetime }, resolved.endpoint)
     const bootstrap = secretValue(options.refreshToken)
     const initialRefreshToken = bootstrap ? Redacted.make(bootstrap) : undefined
 
     // TODO(A): the refresh grant could be `oauth.refresh` once refreshGrant.ts takes a protocol instead of an endpoint
     const refresh = RefreshGrant.make(resolved.endpoint, {
       initialRefreshToken,
-      noTokenMessage: "no token: call exchangeCode first (or pass a refreshToken)"
+      noTokenMessage: "no token: call exchangeCode first (or pass a refreshToken)",
+      refreshTokenLifetime,
+      name: "AuthorizationCode"
     })
     // A shared refresh token is used only under the fleet lock: no renewal while the cache is unreachable.
     const { service, store } = yield* Provider.makeService("AuthorizationCode", resolved, refresh, "fail")
@@ -229,7 +251,8 @@ const make = (
       beginAuthorization: oauth.beginAuthorization,
       completeAuthorization,
       publicClient: resolved.publicClient,
-      redirectUri
+      redirectUri,
+      signInEndsAt: SignIn.signInEnd(resolved.cache, Provider.accepts(resolved), refreshTokenLifetime)
     })
     return authorizationCode
   })

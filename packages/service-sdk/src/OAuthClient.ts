@@ -46,6 +46,15 @@ export interface Options {
    * @since 0.4.0
    */
   readonly issuer?: string | undefined
+  /**
+   * How long a sign-in lasts when the token endpoint does not say so with `refresh_token_expires_in`: the Service
+   * ends a refresh token 180 days after the user signed in, and refreshing does not extend it (pass `"180 days"`).
+   * With it the stored entry knows when the sign-in ends: a warning is logged within its last 7 days, and the
+   * `invalid_grant` at its end says to sign in again. Default: unknown (only the server's word counts).
+   *
+   * @since 0.4.0
+   */
+  readonly refreshTokenLifetime?: Duration.DurationInput | undefined
   /** The default scope of authorization URLs and of `clientCredentials`. */
   readonly scope?: string | ReadonlyArray<string> | undefined
   /** Per attempt of a token request (default 30 s). */

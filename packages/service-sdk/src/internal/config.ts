@@ -168,6 +168,19 @@ export const positiveDuration = (
     () => invalid(`${option} must be a positive duration, got zero`)
   )
 
+/**
+ * `refreshTokenLifetime`: how long a sign-in lasts when the token endpoint does not say (the Service: 180 days from
+ * sign-in, not extended by refreshing). Absent: unknown, unless the server says. Else a positive, finite duration.
+ */
+export const refreshTokenLifetimeOption = (
+  value: Duration.DurationInput | undefined
+): Effect.Effect<Duration.Duration | undefined, ConfigurationError> =>
+  value === undefined
+    ? Effect.succeed(undefined)
+    : Effect.filterOrFail(positiveDuration(value, value, "refreshTokenLifetime"), Duration.isFinite, () =>
+        invalid("refreshTokenLifetime must be a finite duration (the Service's: 180 days)")
+      )
+
 /** A duration option where zero is meaningful (`skew: 0` uses a token until it expires); negative or NaN is not. */
 export const nonNegativeDuration = (
   value: Duration.DurationInput | undefined,
@@ -285,6 +298,7 @@ export interface ResolvedProtocol {
   readonly redirectUri: string | undefined
   readonly scope: string | undefined
   readonly issuer: string
+  readonly refreshTokenLifetime: Duration.Duration | undefined
   readonly timeout: Duration.Duration
   readonly maxRetries: number
 }
@@ -297,8 +311,9 @@ export const resolveProtocol = (options: OAuthClientOptions): Effect.Effect<Reso
     const authUrl = yield* resolveUrl(options.authUrl, "authUrl")
     const redirectUri = yield* resolveRedirectUri(options.redirectUri)
     const issuer = yield* resolveIssuer(options.issuer, authUrl)
+    const refreshTokenLifetime = yield* refreshTokenLifetimeOption(options.refreshTokenLifetime)
     const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")
     const maxRetries = yield* retryCount(options.maxRetries)
     const scope = normalizeScope(options.scope)
-    return { clientId, clientSecret, authUrl, redirectUri, scope, issuer, timeout, maxRetries }
+    return { clientId, clientSecret, authUrl, redirectUri, scope, issuer, refreshTokenLifetime, timeout, maxRetries }
   })

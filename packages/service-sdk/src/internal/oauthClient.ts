@@ -3,6 +3,8 @@
  * exchange: nothing cached, nothing owned. `OAuthClient.ts` declares the service; `AuthorizationCode` and
  * `ClientCredentials` add token ownership (cache, single flight, renewal) on top of it.
  */
+import * as Clock from "effect/Clock"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
@@ -18,6 +20,7 @@ import type {
   Service
 } from "../OAuthClient.js"
 import { cleanUntrustedText } from "./redact.js"
+import * as SignIn from "./signIn.js"
 import type * as TokenEndpoint from "./tokenEndpoint.js"
 
 /** The pending sign-in as `completeAuthorization` takes it back. */
@@ -177,6 +180,8 @@ export interface ProtocolConfig {
   readonly scope: string | undefined
   /** The `iss` an authorization response may carry (RFC 9207); default the `authUrl` without a trailing slash. */
   readonly issuer?: string | undefined
+  /** How long a sign-in lasts when the token endpoint does not say (`refresh_token_expires_in`). */
+  readonly refreshTokenLifetime?: Duration.Duration | undefined
 }
 
 /** The protocol steps of one client over `endpoint`. */
@@ -263,7 +268,8 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
         error_description: "missing refresh_token"
       })
     }
-    return token
+    // the user signed in now: the entry records it, and when the sign-in ends (refresh tokens that expire)
+    return SignIn.signedIn(token, (yield* Clock.currentTimeMillis) / 1000, config.refreshTokenLifetime)
   })
 
   const completeAuthorization = Effect.fn("OAuthClient.completeAuthorization")(function* (
