@@ -70,6 +70,12 @@ export interface EmulatorOptions {
   readonly clients?: ReadonlyArray<ClientRegistration>
   /** access token lifetime in seconds (default 3600) */
   readonly tokenLifetime?: number
+  /**
+   * refresh token lifetime in seconds, counted from the user's sign-in and not extended by refreshing (the Service:
+   * 180 days, 15552000): token responses then carry `refresh_token_expires_in`, and a refresh after the end is
+   * `invalid_grant`. Default: refresh tokens never end (since 0.4.0)
+   */
+  readonly refreshTokenLifetime?: number | null
   /** return a new refresh token on every refresh and invalidate the old one (default false) */
   readonly rotateRefreshTokens?: boolean
   /** `/authorize` redirects at once instead of showing the consent page (default false) */
@@ -90,6 +96,8 @@ export interface EmulatorOptions {
  */
 export interface EmulatorConfig {
   readonly tokenLifetime?: number
+  /** see {@link EmulatorOptions.refreshTokenLifetime}; `null` turns the end off (since 0.4.0) */
+  readonly refreshTokenLifetime?: number | null
   readonly rotateRefreshTokens?: boolean
   readonly autoApprove?: boolean
   readonly requirePkce?: boolean
@@ -171,6 +179,8 @@ export interface SignInTokens {
   /** seconds */
   readonly expires_in: number
   readonly scope: string
+  /** seconds before the refresh token ends, when `refreshTokenLifetime` is set (since 0.4.0) */
+  readonly refresh_token_expires_in?: number
 }
 
 /**

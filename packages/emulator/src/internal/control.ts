@@ -22,6 +22,9 @@ const PlaybackSchema = Schema.Struct({
 /** @internal */
 export const ConfigSchema = Schema.Struct({
   tokenLifetime: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 31_536_000)), { exact: true }),
+  refreshTokenLifetime: Schema.optionalWith(Schema.NullOr(Schema.Int.pipe(Schema.between(1, 315_360_000))), {
+    exact: true
+  }),
   rotateRefreshTokens: Schema.optionalWith(Schema.Boolean, { exact: true }),
   autoApprove: Schema.optionalWith(Schema.Boolean, { exact: true }),
   requirePkce: Schema.optionalWith(Schema.Boolean, { exact: true }),
@@ -46,6 +49,8 @@ export const decodeConfig = (state: EmulatorState, input: unknown): Effect.Effec
 export const applyConfig = (state: EmulatorState, config: EmulatorConfig): void => {
   state.config = {
     tokenLifetime: config.tokenLifetime ?? state.config.tokenLifetime,
+    refreshTokenLifetime:
+      config.refreshTokenLifetime === undefined ? state.config.refreshTokenLifetime : config.refreshTokenLifetime,
     rotateRefreshTokens: config.rotateRefreshTokens ?? state.config.rotateRefreshTokens,
     autoApprove: config.autoApprove ?? state.config.autoApprove,
     requirePkce: config.requirePkce ?? state.config.requirePkce,

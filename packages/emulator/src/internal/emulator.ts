@@ -66,6 +66,15 @@ const resolveOptions = (
   if (!isNonNegativeInt(tokenLifetime, 31_536_000)) {
     return invalid(`tokenLifetime must be a whole number of seconds, got ${String(tokenLifetime)}`)
   }
+  const refreshTokenLifetime = options.refreshTokenLifetime ?? null
+  if (
+    refreshTokenLifetime !== null &&
+    !(isNonNegativeInt(refreshTokenLifetime, 315_360_000) && refreshTokenLifetime > 0)
+  ) {
+    return invalid(
+      `refreshTokenLifetime must be a positive whole number of seconds, got ${String(refreshTokenLifetime)}`
+    )
+  }
   const tokenLatencyMs = options.tokenLatencyMs ?? 0
   if (typeof tokenLatencyMs !== "number" || !Number.isFinite(tokenLatencyMs) || tokenLatencyMs < 0) {
     return invalid(`tokenLatencyMs must be a non-negative number, got ${String(tokenLatencyMs)}`)
@@ -100,6 +109,7 @@ const resolveOptions = (
     tokenLatencyMs,
     config: {
       tokenLifetime,
+      refreshTokenLifetime,
       rotateRefreshTokens: options.rotateRefreshTokens ?? false,
       autoApprove: options.autoApprove ?? false,
       requirePkce: options.requirePkce ?? false,
