@@ -15,6 +15,7 @@ import {
   TokenStore,
   UserTokens
 } from "service-sdk"
+import { AsyncAuthorizationCode } from "service-sdk/promise"
 import { type MockHandler, MockHttpClient } from "service-sdk/testing"
 import { credentials, isolateEnv, oauthError, REDIRECT_URI, requestCount, tokenResponse } from "./fixtures.js"
 
@@ -225,4 +226,22 @@ describe("UserTokens", () => {
       expect(yield* users.signInEndsAt("bob")).toStrictEqual(Option.none())
     })
   )
+})
+
+describe("the Promise facade", () => {
+  it("AsyncAuthorizationCode.signInEndsAt(): the end from the server's refresh_token_expires_in", async () => {
+    const before = Date.now()
+    await using provider = new AsyncAuthorizationCode({
+      ...credentials,
+      redirectUri: REDIRECT_URI,
+      httpClient: MockHttpClient.layer(() =>
+        tokenResponse("tok-1", { refresh_token: "r", refresh_token_expires_in: 10 * DAY })
+      )
+    })
+    expect(await provider.signInEndsAt()).toBeUndefined()
+    await provider.exchangeCode("the-code", { codeVerifier: "v".repeat(43) })
+    const end = (await provider.signInEndsAt())!.getTime()
+    expect(end).toBeGreaterThanOrEqual(before + 10 * DAY * 1000)
+    expect(end).toBeLessThanOrEqual(Date.now() + 10 * DAY * 1000)
+  })
 })
