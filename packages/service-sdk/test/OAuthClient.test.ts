@@ -4,7 +4,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option, Redacted, TestClock } from "effect"
 import { AuthenticationError, ConfigurationError, OAuthClient, Pkce, TokenInfo } from "service-sdk"
-import { type MockHandler, MockHttpClient } from "service-sdk/testing"
+import { MockHttpClient } from "service-sdk/testing"
 import {
   AUTH_URL,
   credentials,
@@ -15,25 +15,15 @@ import {
   requestCount,
   requests,
   tokenResponse,
-  value
+  value,
+  withOAuthClient
 } from "./fixtures.js"
 
 isolateEnv()
 
 const BASIC = `Basic ${Buffer.from("client-id:client-secret").toString("base64")}`
 
-const withClient = <A, E>(
-  handler: MockHandler,
-  use: (oauth: OAuthClient.Service) => Effect.Effect<A, E, MockHttpClient>,
-  options: OAuthClient.Options = {}
-) =>
-  Effect.flatMap(OAuthClient.OAuthClient, use).pipe(
-    Effect.provide(
-      OAuthClient.layer({ ...credentials, redirectUri: REDIRECT_URI, ...options }).pipe(
-        Layer.provideMerge(MockHttpClient.layer(handler))
-      )
-    )
-  )
+const withClient = withOAuthClient
 
 const publicOptions = { clientId: "public-id", clientSecret: undefined, publicClient: true } as const
 

@@ -3,34 +3,23 @@
  * §3.1); an `iss`, when present, must equal the configured issuer (RFC 9207). Either way no token request is made.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, FastCheck as fc, Layer } from "effect"
+import { Effect, FastCheck as fc } from "effect"
 import { AuthenticationError, AuthorizationCode, ConfigurationError, OAuthClient } from "service-sdk"
-import { type MockHandler, MockHttpClient } from "service-sdk/testing"
+import { MockHttpClient } from "service-sdk/testing"
 import {
   AUTH_URL,
   credentials,
   isolateEnv,
   numberedTokens,
-  REDIRECT_URI,
   requestCount,
   requests,
-  value
+  value,
+  withOAuthClient
 } from "./fixtures.js"
 
 isolateEnv()
 
-const withClient = <A, E>(
-  handler: MockHandler,
-  use: (oauth: OAuthClient.Service) => Effect.Effect<A, E, MockHttpClient>,
-  options: OAuthClient.Options = {}
-) =>
-  Effect.flatMap(OAuthClient.OAuthClient, use).pipe(
-    Effect.provide(
-      OAuthClient.layer({ ...credentials, redirectUri: REDIRECT_URI, ...options }).pipe(
-        Layer.provideMerge(MockHttpClient.layer(handler))
-      )
-    )
-  )
+const withClient = withOAuthClient
 
 const tokens = numberedTokens({ refresh_token: "r" })
 
