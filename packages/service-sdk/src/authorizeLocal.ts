@@ -61,8 +61,9 @@ const reply = (callback: CallbackReceiver.Callback, page: Page) =>
 
 /**
  * Runs the whole authorization code flow for a command-line app, and returns the tokens (also stored in the
- * provider's cache). It listens on the host and port of the provider's `redirectUri` (`http` on 127.0.0.1,
- * localhost or [::1], with a port), sends the user to the authorization URL (`onAuthorizationUrl` and/or the system
+ * provider's cache). It listens on the host and port of the provider's `redirectUri` (`http` on 127.0.0.1 or [::1];
+ * without a port, on a free port for this sign-in, sent in the authorization URL and the code exchange alike; RFC
+ * 8252 §7.3), sends the user to the authorization URL (`onAuthorizationUrl` and/or the system
  * browser; printed when there is no `onAuthorizationUrl`), checks the callback's `state` (random when not given),
  * exchanges the code and closes the server. Interrupting it closes the server at once.
  *
