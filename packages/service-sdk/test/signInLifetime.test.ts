@@ -127,6 +127,24 @@ describe("the sign-in recorded in the entry", () => {
   )
 })
 
+describe("the stored JSON (file, directory, Redis)", () => {
+  it("signed_in_at and sign_in_ends_at round-trip; an ill-typed one reads as absent, never losing the entry", () => {
+    const token = new TokenInfo({
+      ...Schema.decodeUnknownSync(TokenInfo)({ access_token: "a", expires_at: 10, refresh_token: "r" }),
+      signedInAt: 1,
+      signInEndsAt: 2
+    })
+    const json = JSON.parse(TokenCache.encodeJson(token))
+    expect(json).toMatchObject({ signed_in_at: 1, sign_in_ends_at: 2 })
+    const back = Option.getOrThrow(TokenCache.decodeJson(TokenCache.encodeJson(token)))
+    expect([back.signedInAt, back.signInEndsAt]).toEqual([1, 2])
+    const odd = TokenCache.decodeJson(JSON.stringify({ ...json, signed_in_at: "yesterday", sign_in_ends_at: null }))
+    expect(Option.isSome(odd)).toBe(true)
+    expect(Option.getOrThrow(odd).signedInAt).toBeUndefined()
+    expect(Option.getOrThrow(odd).signInEndsAt).toBeUndefined()
+  })
+})
+
 describe("the end of a sign-in", () => {
   it.scoped("a warning is logged by renewals within the last 7 days, not before", () =>
     Effect.gen(function* () {
