@@ -15,7 +15,7 @@ import type * as Redacted from "effect/Redacted"
 import * as RcMap from "effect/RcMap"
 import type * as Scope from "effect/Scope"
 import type * as AuthorizationCode from "./AuthorizationCode.js"
-import { positiveDuration, refreshTokenLifetimeOption } from "./internal/config.js"
+import { positiveDuration, refreshTokenLifetimeOption, resolveRedirectUri } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
 import * as SignIn from "./internal/signIn.js"
@@ -113,6 +113,8 @@ export const make = (
     // resolved once: credentials, endpoint, skew…; each user gets their own cache and single flight
     const resolved = yield* Provider.resolve({ ...options, tokenCache: undefined })
     const refreshTokenLifetime = yield* refreshTokenLifetimeOption(options.refreshTokenLifetime)
+    // the Service's redirect URI rules hold here too, though UserTokens sends none (the sign-in does)
+    yield* resolveRedirectUri(options.redirectUri)
 
     interface UserState {
       readonly service: TokenProviderService

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, FastCheck as fc, Layer } from "effect"
-import { AuthorizationCode, ConfigurationError, OAuthClient } from "service-sdk"
+import { AuthorizationCode, ConfigurationError, OAuthClient, TokenStore, UserTokens } from "service-sdk"
 import { MockHttpClient } from "service-sdk/testing"
 
 const base = { clientId: "client-id", clientSecret: "client-secret", authUrl: "http://127.0.0.1:4010" }
@@ -62,6 +62,20 @@ describe("redirect URIs at configuration time", () => {
         OAuthClient.make({ ...base, redirectUri: "com.example.app:/callback" }).pipe(Effect.provide(mock))
       )
       expect(custom.message).toContain("must use https")
+    })
+  )
+
+  it.scoped("UserTokens checks it too", () =>
+    Effect.gen(function* () {
+      const store = yield* TokenStore.memory()
+      const error = yield* Effect.flip(
+        UserTokens.make({ ...base, store, redirectUri: "http://localhost:3000/callback" }).pipe(
+          Effect.provide(mock),
+          Effect.provide(noEnv)
+        )
+      )
+      expect(error).toBeInstanceOf(ConfigurationError)
+      expect(error.message).toContain("use http://127.0.0.1:3000/callback")
     })
   )
 
