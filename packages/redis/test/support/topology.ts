@@ -109,6 +109,16 @@ const common = (dir: string, port: number) => [
   "warning"
 ]
 
+/**
+ * Makes the replica of a master lag for real, as a replica behind on a busy master does: with the replica frozen
+ * (SIGSTOP), a 32 MB write to the master (in `key`'s slot) fills the replication link (the frozen replica's socket
+ * buffer and the master's), so what the master acknowledges after it stays in the master's memory and dies with it.
+ * (A frozen replica alone loses nothing: its kernel keeps what the master sent, and it reads it when resumed.)
+ */
+export const fillReplicationLink = async (master: Node, key: string): Promise<void> => {
+  await master.admin.set(`{${key}}:replication-ballast`, "x".repeat(32 * 1024 * 1024))
+}
+
 /** Lines of `INFO <section>` as a record. */
 export const info = async (client: Redis, section: string): Promise<Record<string, string>> =>
   Object.fromEntries(
@@ -125,6 +135,8 @@ export interface ClusterTopology {
   readonly startupNodes: ReadonlyArray<{ readonly host: string; readonly port: number }>
   /** The port of the master serving `key` now, as a live node sees it. */
   readonly masterOf: (key: string) => Promise<number>
+  /** The live replica of the master on `port`. */
+  readonly replicaOf: (port: number) => Promise<Node>
   /** Resolves once every live node reports `cluster_state:ok` and `key`'s slot has a live master. */
   readonly awaitHealthy: (key: string, millis: number) => Promise<void>
   readonly stop: () => Promise<void>
@@ -233,6 +245,13 @@ export const startCluster = async (): Promise<ClusterTopology | undefined> => {
     }
     throw new Error(`no live node knows the master of ${key}`)
   }
+  const replicaOf = async (port: number) => {
+    for (const node of live()) {
+      const replication = await info(node.admin, "replication")
+      if (replication.role === "slave" && Number(replication.master_port) === port) return node
+    }
+    throw new Error(`no live replica of the master on port ${port}`)
+  }
   const awaitHealthy = (key: string, millis: number) =>
     waitFor(
       "the cluster healthy again",
@@ -249,6 +268,7 @@ export const startCluster = async (): Promise<ClusterTopology | undefined> => {
     nodes,
     startupNodes: nodes.map((node) => ({ host: "127.0.0.1", port: node.port })),
     masterOf,
+    replicaOf,
     awaitHealthy,
     stop
   }
