@@ -278,8 +278,9 @@ const awaitReady = (
   })
 
 /**
- * Marks Redis away whenever the client loses a connection (a failover, a restart), even while the cache sends
- * nothing; the listeners go with the scope (a borrowed client outlives the cache).
+ * Marks Redis away whenever the client loses its connection (a failover, a restart), even while the cache sends
+ * nothing; the listener goes with the scope (a borrowed client outlives the cache). Not a Cluster's `node error`:
+ * it repeats for as long as a dead node is remembered, long after the failover.
  */
 const watchConnection = (client: Redis | Cluster, health: Health) =>
   Effect.acquireRelease(
@@ -287,13 +288,10 @@ const watchConnection = (client: Redis | Cluster, health: Health) =>
       const away = () => {
         health.awayAt = liveClock.unsafeCurrentTimeMillis()
       }
-      for (const event of ["close", "reconnecting", "-node", "node error"]) client.on(event, away)
+      client.on("close", away)
       return away
     }),
-    (away) =>
-      Effect.sync(() => {
-        for (const event of ["close", "reconnecting", "-node", "node error"]) client.off(event, away)
-      })
+    (away) => Effect.sync(() => client.off("close", away))
   )
 
 /** A client the caller owns and closes: used as is, once it is ready. */
@@ -368,28 +366,28 @@ export const open = (
     const connecting = Effect.interruptible(Effect.tryPromise({ try: () => client.connect(), catch: (cause) => cause }))
     yield* Effect.raceFirst(
       connecting,
-      // a TLS mismatch: ioredis would try again until the timeout (or, `rediss://` to a plain server, just wait)
-      Effect.flatMap(
-        Server.tlsMismatch(url, address, () => errors.length > 0),
-        (mismatch) => Effect.fail(mismatch)
-      )
+      // `rediss://` to a plain server: ioredis would wait for the handshake until the timeout
+      Effect.flatMap(Server.plainServer(url, address), Effect.fail)
     ).pipe(
       Effect.timeoutFail({
         duration: timeout,
         onTimeout: () => new Error(`no connection within ${Duration.format(timeout)}`)
       }),
-      Effect.catchAll((cause): Effect.Effect<never, TokenCacheError | ConfigurationError> => {
-        client.disconnect()
-        if (cause instanceof ConfigurationError) return Effect.fail(cause)
-        // ioredis rejects `connect()` with "Connection is closed."; the 'error' event has the reason.
-        const reason = errors.at(-1) ?? cause
-        return Effect.fail(
-          new TokenCacheError({
+      Effect.catchAll((cause) =>
+        Effect.gen(function* () {
+          client.disconnect()
+          if (cause instanceof ConfigurationError) return yield* cause
+          // `redis://` to a TLS server: it closes the connection, which looks like any failure to connect
+          const mismatch = yield* Server.tlsServer(url, address)
+          if (mismatch !== undefined) return yield* mismatch
+          // ioredis rejects `connect()` with "Connection is closed."; the 'error' event has the reason.
+          const reason = errors.at(-1) ?? cause
+          return yield* new TokenCacheError({
             message: `cannot connect to Redis at ${address}: ${describeFailure(reason, secrets)}`,
             cause: safeCause(reason, secrets)
           })
-        )
-      })
+        })
+      )
     )
     yield* watchConnection(client, health)
     const connection: Connection = {

@@ -1,7 +1,7 @@
 /**
  * What the cache checks about the server when it connects: a TLS mismatch between the URL and the server (found
- * out at once, with a ConfigurationError that names it), and an eviction policy that may evict the SDK's keys (a
- * warning: an evicted entry signs its user out).
+ * out at once, with a ConfigurationError that names it), whether it has replicas, and an eviction policy that may
+ * evict the SDK's keys (a warning: an evicted entry signs its user out).
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -58,33 +58,37 @@ const speaksTls = (host: string, port: number): Promise<boolean> =>
   })
 
 /**
- * Succeeds with the ConfigurationError of a TLS mismatch as soon as one is certain, and never otherwise (it runs
- * beside the connection attempt): `rediss://` to a server that answers plain RESP once the TLS handshake stalls,
- * `redis://` to a server that completes a TLS handshake once the plain connection failed (`failed()`).
+ * `rediss://` to a server that answers plain RESP: the ConfigurationError, as soon as the TLS handshake has stalled a
+ * moment (the plain server waits for a line that never comes, so the connection would only time out). Never
+ * completes otherwise: it runs beside the connection attempt.
  */
-export const tlsMismatch = (url: string, address: string, failed: () => boolean): Effect.Effect<ConfigurationError> =>
+export const plainServer = (url: string, address: string): Effect.Effect<ConfigurationError> =>
   Effect.gen(function* () {
+    if (!url.startsWith("rediss:")) return yield* Effect.never
+    yield* Effect.sleep(TLS_STALL)
     const { host, port } = target(url)
-    if (url.startsWith("rediss:")) {
-      yield* Effect.sleep(TLS_STALL)
-      if (yield* Effect.promise(() => speaksPlainRedis(host, port))) {
-        return new ConfigurationError({
-          message:
-            `the Redis url asks for TLS (rediss://) but the server at ${address} speaks plain Redis, without TLS: ` +
-            "use redis://, or enable TLS on the server (tls-port)"
-        })
-      }
-      return yield* Effect.never
-    }
-    while (!failed()) yield* Effect.sleep(Duration.millis(20))
-    if (yield* Effect.promise(() => speaksTls(host, port))) {
-      return new ConfigurationError({
-        message:
-          `the Redis url asks for a plain connection (redis://) but the server at ${address} speaks TLS: ` +
-          "use rediss:// (or turn the server's plain port on)"
-      })
-    }
-    return yield* Effect.never
+    if (!(yield* Effect.promise(() => speaksPlainRedis(host, port)))) return yield* Effect.never
+    return new ConfigurationError({
+      message:
+        `the Redis url asks for TLS (rediss://) but the server at ${address} speaks plain Redis, without TLS: ` +
+        "use redis://, or enable TLS on the server (tls-port)"
+    })
+  })
+
+/**
+ * After a plain connection (`redis://`) failed: the ConfigurationError when the server completes a TLS handshake
+ * (it closed the plain connection for not speaking TLS), else undefined.
+ */
+export const tlsServer = (url: string, address: string): Effect.Effect<ConfigurationError | undefined> =>
+  Effect.gen(function* () {
+    if (!url.startsWith("redis:")) return undefined
+    const { host, port } = target(url)
+    if (!(yield* Effect.promise(() => speaksTls(host, port)))) return undefined
+    return new ConfigurationError({
+      message:
+        `the Redis url asks for a plain connection (redis://) but the server at ${address} speaks TLS: ` +
+        "use rediss:// (or turn the server's plain port on)"
+    })
   })
 
 /** `INFO` of every master (a Cluster's, or the one server). */
