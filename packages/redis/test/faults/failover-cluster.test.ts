@@ -33,15 +33,16 @@ const start = async (): Promise<Topology | undefined> => {
         client.disconnect()
       }
     },
-    killMaster: async (key, lagMs) => {
+    killMaster: async (key, lag) => {
       const port = await cluster.masterOf(key)
       const master = cluster.nodes.find((node) => node.port === port)!
-      const replica = lagMs === undefined ? undefined : await cluster.replicaOf(port)
-      if (replica !== undefined) {
+      const replica = lag === undefined ? undefined : await cluster.replicaOf(port)
+      if (lag !== undefined && replica !== undefined) {
         replica.kill("SIGSTOP")
         const frozenAt = Date.now()
         await fillReplicationLink(master, key)
-        await sleep(lagMs! - (Date.now() - frozenAt))
+        await sleep(lag.ms - (Date.now() - frozenAt))
+        await lag.beforeKill()
       }
       const killedAt = Date.now()
       master.kill("SIGKILL")

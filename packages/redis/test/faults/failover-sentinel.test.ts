@@ -39,16 +39,17 @@ const start = async (): Promise<Topology | undefined> => {
         client.disconnect()
       }
     },
-    killMaster: async (key, lagMs) => {
-      if (lagMs !== undefined) {
+    killMaster: async (key, lag) => {
+      if (lag !== undefined) {
         group.replica.kill("SIGSTOP")
         const frozenAt = Date.now()
         await fillReplicationLink(group.master, key)
-        await sleep(lagMs - (Date.now() - frozenAt))
+        await sleep(lag.ms - (Date.now() - frozenAt))
+        await lag.beforeKill()
       }
       const killedAt = Date.now()
       group.master.kill("SIGKILL")
-      if (lagMs !== undefined) group.replica.kill("SIGCONT")
+      if (lag !== undefined) group.replica.kill("SIGCONT")
       await waitFor(
         "the sentinels promoting the replica",
         async () =>

@@ -28,12 +28,13 @@ export interface Topology {
   readonly read: (keys: ReadonlyArray<string>) => Promise<ReadonlyArray<string | null>>
   /**
    * SIGKILLs the master (the one serving `key`); resolves when a replica has taken over and serves `key`. With
-   * `lagMs`, its replica is frozen (SIGSTOP) that long before the kill and resumed (SIGCONT) right after it: the
-   * writes the master acknowledged meanwhile may never reach the replica that takes over.
+   * `lag`, its replica is frozen (SIGSTOP) and left behind (`fillReplicationLink`) `lag.ms` before the kill, and
+   * resumed (SIGCONT) right after it: the writes the master acknowledged meanwhile never reach the replica that
+   * takes over. `lag.beforeKill` runs just before the kill.
    */
   readonly killMaster: (
     key: string,
-    lagMs?: number
+    lag?: { readonly ms: number; readonly beforeKill: () => Promise<void> }
   ) => Promise<{ readonly killedAt: number; readonly recoveredAt: number }>
   readonly stop: () => Promise<void>
 }
@@ -45,6 +46,10 @@ const USERS = 20
 const WORKERS = 4
 
 const required = process.env.SERVICE_SDK_REQUIRE_REDIS === "1"
+
+/** An entry's `expires_at` (0 for none). */
+const expiresAt = (entry: string | null): number =>
+  entry === null ? 0 : Number((JSON.parse(entry) as { expires_at?: unknown }).expires_at ?? 0)
 
 /** How long before the master's kill its replica is frozen, in the lagging-replica scenario (issue 28). */
 export const LAG_MS = 1500
@@ -115,11 +120,23 @@ export const describeFailover = (
             const before = merge(await Promise.all(workers.map((worker) => worker.report())))
             reports.push(before)
             const requestsBefore = (await world.emulator.stats()).tokenRequests.refresh_token
+            const keys = users.map((user) => user.key)
+            let atKill: ReadonlyArray<string | null> = []
             const { killedAt, recoveredAt } = await world.topology.killMaster(
               users[0]!.key,
-              lagging ? LAG_MS : undefined
+              lagging
+                ? {
+                    ms: LAG_MS,
+                    beforeKill: async () => {
+                      atKill = await world.topology.read(keys)
+                    }
+                  }
+                : undefined
             )
             const failoverMs = recoveredAt - killedAt
+            // entries the failover took back to an older token (writes the old master acknowledged, then lost)
+            const afterKill = lagging ? await world.topology.read(keys) : []
+            const rolledBack = afterKill.filter((entry, index) => expiresAt(entry) < expiresAt(atKill[index] ?? null))
             // a few expiries after the failover: the fleet heals what the failover left (and shows it does)
             await sleep(4000)
             const around = merge(await Promise.all(workers.map((worker) => worker.report())))
@@ -137,6 +154,7 @@ export const describeFailover = (
                 `before it: errors ${JSON.stringify(before.errors)}, longest ${before.maxMs} ms; ` +
                 `${all.verified} tokens checked at /me, ${all.wrongUser} wrong-user, ${all.unverified} unchecked; ` +
                 `invalid_grant answers: ${all.invalidGrants}; ` +
+                (lagging ? `entries rolled back by the failover (read right after it): ${rolledBack.length}; ` : "") +
                 `lost refresh tokens: ${lost.length === 0 ? "none" : lost.join(", ")}\n` +
                 `  messages: ${JSON.stringify(all.messages)}\n` +
                 `  slow calls (ms after the kill): ${JSON.stringify(all.slow.map((call) => [call.ms, call.at - killedAt, call.userId]))}`
