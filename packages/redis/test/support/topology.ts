@@ -116,7 +116,9 @@ const common = (dir: string, port: number) => [
  * (A frozen replica alone loses nothing: its kernel keeps what the master sent, and it reads it when resumed.)
  */
 export const fillReplicationLink = async (master: Node, key: string): Promise<void> => {
-  await master.admin.set(`{${key}}:replication-ballast`, "x".repeat(32 * 1024 * 1024))
+  // in `key`'s slot: its own hash tag when it has one, else all of it as the tag
+  const tagged = /\{[^}]+\}/.test(key) ? key : `{${key}}`
+  await master.admin.set(`${tagged}:replication-ballast`, "x".repeat(32 * 1024 * 1024))
 }
 
 /** Lines of `INFO <section>` as a record. */

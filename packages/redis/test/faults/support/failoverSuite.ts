@@ -92,7 +92,9 @@ export const describeFailover = (
       () =>
         Effect.promise(async () => {
           const world = { topology: topology!, emulator: emulator! }
-          const prefix = `failover:${randomUUID()}:`
+          // lagging: every user on the master that dies (a hash tag in the prefix puts a Cluster's users in one
+          // slot), the worst case for the writes its replica never got
+          const prefix = lagging ? `failover:{${randomUUID()}}:` : `failover:${randomUUID()}:`
           const users = await signInUsers(world.emulator, prefix, USERS)
           await world.topology.write(users)
           const config: FailoverConfig = {
