@@ -9,7 +9,8 @@
 
 /**
  * `entry(key)`: false when the key is empty; the decoded entry and its text when it holds one of ours (a JSON object
- * with an `access_token` field, valid or not); nil and the Redis type when it holds another application's value.
+ * with an `access_token` field, valid or not); nil and the Redis type ("string" for a string that is not ours) when
+ * it holds another application's value.
  * `replicas()`: how many replicas the server has now (0 when it cannot say), to know whether `WAIT` makes sense.
  * `write(key, json, ttl)`: SET, with PX unless `ttl` is "0".
  */
@@ -52,10 +53,10 @@ export const SCRIPTS = {
   /** `TokenCache.get`: the entry's text, null when empty, or `[type]` for another application's value. */
   serviceSdkTokenGet: {
     numberOfKeys: 1,
-    lua: `${ENTRY}local value, text = entry(KEYS[1])
-if value == nil then return { text } end
+    lua: `${ENTRY}local value, textOrKind = entry(KEYS[1])
+if value == nil then return { textOrKind } end
 if value == false then return false end
-return text`
+return textOrKind`
   },
   /**
    * `TokenCache.set`: ARGV[1] the entry, ARGV[2] its time to live in ms ("0": none). `[1, replicas]`, or
