@@ -330,6 +330,49 @@ export interface SentinelTopology extends SentinelGroup {
   readonly masterPort: () => Promise<number>
 }
 
+/** A master and its replica, in sync, pushed onto `servers` (so a failure midway still stops what started). */
+const startPair = async (binary: string, dir: string, servers: Array<Node>): Promise<void> => {
+  const masterPort = await freePort()
+  servers.push(await Node.start(binary, masterPort, common(dir, masterPort)))
+  const replicaPort = await freePort()
+  servers.push(
+    await Node.start(binary, replicaPort, [
+      ...common(dir, replicaPort),
+      "--replicaof",
+      "127.0.0.1",
+      String(masterPort),
+      "--dbfilename",
+      `replica-${replicaPort}.rdb`
+    ])
+  )
+  await waitFor(
+    "the replica in sync",
+    async () => (await info(servers[1]!.admin, "replication")).master_link_status === "up",
+    30_000
+  )
+}
+
+/** A master and one replica (no sentinel), or undefined without redis-server. */
+export const startReplicatedPair = async (): Promise<
+  { readonly master: Node; readonly replica: Node; readonly stop: () => Promise<void> } | undefined
+> => {
+  const binary = findRedisServer()
+  if (binary === undefined) return undefined
+  const dir = mkdtempSync(join(tmpdir(), "service-sdk-pair-"))
+  const servers: Array<Node> = []
+  const stop = async () => {
+    await Promise.all(servers.map((node) => node.stop()))
+    rmSync(dir, { recursive: true, force: true })
+  }
+  try {
+    await startPair(binary, dir, servers)
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  return { master: servers[0]!, replica: servers[1]!, stop }
+}
+
 /** 1 master, 1 replica and 3 sentinels that know each other, or undefined without redis-server. */
 export const startSentinelTopology = async (): Promise<SentinelTopology | undefined> => {
   const binary = findRedisServer()
@@ -343,24 +386,8 @@ export const startSentinelTopology = async (): Promise<SentinelTopology | undefi
     rmSync(dir, { recursive: true, force: true })
   }
   try {
-    const masterPort = await freePort()
-    servers.push(await Node.start(binary, masterPort, common(dir, masterPort)))
-    const replicaPort = await freePort()
-    servers.push(
-      await Node.start(binary, replicaPort, [
-        ...common(dir, replicaPort),
-        "--replicaof",
-        "127.0.0.1",
-        String(masterPort),
-        "--dbfilename",
-        `replica-${replicaPort}.rdb`
-      ])
-    )
-    await waitFor(
-      "the replica in sync",
-      async () => (await info(servers[1]!.admin, "replication")).master_link_status === "up",
-      30_000
-    )
+    await startPair(binary, dir, servers)
+    const masterPort = servers[0]!.port
     group = await startSentinels(masterPort, 3, dir)
     await waitFor(
       "the sentinels knowing each other and the replica",
