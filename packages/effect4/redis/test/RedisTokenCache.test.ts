@@ -134,7 +134,8 @@ describe.skipIf(!redisAvailable)("RedisTokenCache (Effect 4 line)", () => {
         return value
       })
       assert.strictEqual(ttl, -1)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("a bad option is a ConfigurationError naming it", () =>
     Effect.gen(function* () {
