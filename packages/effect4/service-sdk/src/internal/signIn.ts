@@ -11,20 +11,13 @@ import * as Option from "effect/Option"
 import { AuthenticationError, type TokenCacheError } from "../ServiceError.js"
 import type { TokenCache } from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
-
-/** How long before the end of a sign-in each renewal logs a warning: 7 days. */
-export const WARN_BEFORE_END_SECONDS = 7 * 86_400
-
-/** A refresh at or after this long before the end counts as "at the end" (clocks differ a little). */
-const END_MARGIN_SECONDS = 60
+import * as Rules from "./shared/signInEnd.js"
 
 /** When the sign-in of `token` ends (seconds since the epoch), if known. */
-export const endOf = (token: TokenInfo | undefined, lifetime: Duration.Duration | undefined): number | undefined => {
-  if (token === undefined) return undefined
-  if (token.signInEndsAt !== undefined) return token.signInEndsAt
-  if (token.signedInAt === undefined || lifetime === undefined) return undefined
-  return token.signedInAt + Duration.toSeconds(lifetime)
-}
+export const endOf = (token: TokenInfo | undefined, lifetime: Duration.Duration | undefined): number | undefined =>
+  token === undefined
+    ? undefined
+    : Rules.endOfSignIn(token, lifetime === undefined ? undefined : Duration.toSeconds(lifetime))
 
 /** A token just obtained by a code exchange: it records the sign-in time, and its end when a lifetime is known. */
 export const signedIn = (token: TokenInfo, nowSeconds: number, lifetime: Duration.Duration | undefined): TokenInfo => {
@@ -44,8 +37,6 @@ export const carried = (previous: TokenInfo | undefined, next: TokenInfo): Token
   })
 }
 
-const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
-
 /** Logs a warning when the sign-in of `token` ends within 7 days of `nowSeconds`. */
 export const warnNearEnd = (
   name: string,
@@ -53,39 +44,22 @@ export const warnNearEnd = (
   lifetime: Duration.Duration | undefined,
   nowSeconds: number
 ): Effect.Effect<void> => {
-  const end = endOf(token, lifetime)
-  if (end === undefined || end - nowSeconds > WARN_BEFORE_END_SECONDS) return Effect.void
-  const days = Math.max(0, Math.floor((end - nowSeconds) / 86_400))
-  return Effect.logWarning(
-    `${name}: the sign-in ends on ${iso(end)} (in ${days} day${days === 1 ? "" : "s"}; the refresh token is not extended by refreshing): sign in again before then`
-  )
+  const warning = Rules.nearEndWarning(name, endOf(token, lifetime), nowSeconds)
+  return warning === undefined ? Effect.void : Effect.logWarning(warning)
 }
 
-/**
- * The AuthenticationError for a refresh token the server refused for good: it says "sign in again" at the first
- * failure, and, when the sign-in's end has come, that it ended.
- */
+/** The AuthenticationError for a refresh token the server refused for good (the words of `shared/signInEnd.ts`). */
 export const rejectedError = (
   error: AuthenticationError,
   token: TokenInfo | undefined,
   lifetime: Duration.Duration | undefined,
   nowSeconds: number
-): AuthenticationError => {
-  const end = endOf(token, lifetime)
-  const reason =
-    error.payload === undefined
-      ? `${error.status ?? 400} with no error code`
-      : `${error.payload.error}${error.payload.error_description ? `: ${error.payload.error_description}` : ""}`
-  const message =
-    end !== undefined && nowSeconds >= end - END_MARGIN_SECONDS
-      ? `the sign-in ended on ${iso(end)} (the refresh token expired; refreshing does not extend it, and the server refused it: ${reason}): sign in again`
-      : `the refresh token was rejected (${reason}): sign in again`
-  return new AuthenticationError({
-    message,
+): AuthenticationError =>
+  new AuthenticationError({
+    message: Rules.rejectedMessage(error, endOf(token, lifetime), nowSeconds),
     ...(error.status !== undefined ? { status: error.status } : {}),
     ...(error.payload !== undefined ? { payload: error.payload } : {})
   })
-}
 
 /** When the sign-in kept in `cache` ends, read from its entry (an entry of another client reads as none). */
 export const signInEnd = (
