@@ -99,6 +99,13 @@ export const make = (
         continue
       }
       if (stale(current)) {
+        // a file cannot be renamed over a directory: one is moved away first (by the same compare-and-set rule)
+        if (current._tag === "Irregular" && current.kind === "a directory") {
+          if ((yield* named(lock.remove(current))) === "Won") {
+            yield* Effect.logWarning(`removed the token lock file ${lockPath} (${describe(current)})`)
+          }
+          continue
+        }
         if ((yield* named(lock.replace(current, text))) === "Won") {
           yield* Effect.logWarning(`took over the stale token lock file ${lockPath} (${describe(current)})`)
           return { owner, version: `r${revision}` }
