@@ -116,7 +116,7 @@ export const makeFile = (
   // The lock is re-entrant for the fiber that holds it (a compare-and-set inside the provider's `withLock`): the
   // fiber carries the id of its hold, and this cache knows which hold is current (a fiber forked inside a hold
   // that has ended takes the lock again).
-  const lockFile = FileLock.make(fs, path, lockOptions, { ensureDir, sweep: entry.sweep(false) })
+  const lockFile = FileLock.make(fs, path, lockOptions, { ensureDir, sweep: entry.sweep(false, { republish: true }) })
   const hold = FiberRef.unsafeMake<symbol | undefined>(undefined)
   let current: symbol | undefined
   const withLock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | TokenCacheError, R> =>

@@ -73,6 +73,15 @@ interface Claim extends Partial<Safety.Identity> {
 
 const FUTURE_SLACK_MS = 1000
 
+const parseObject = (text: string): Record<string, unknown> | undefined => {
+  try {
+    const json: unknown = JSON.parse(text)
+    return typeof json === "object" && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export const make = (fs: FileSystem.FileSystem, name: string, options: Options) => {
   const dir = dirname(name)
   const base = basename(name)
@@ -254,7 +263,7 @@ export const make = (fs: FileSystem.FileSystem, name: string, options: Options) 
    * writer under way is cancelled, which is what a sign-out means; else those whose writer is provably gone or that
    * are older than the TTL), and claims of versions the name no longer holds. Never fails.
    */
-  const sweep = (all: boolean): Effect.Effect<void> =>
+  const sweep = (all: boolean, how: { readonly republish?: boolean } = {}): Effect.Effect<void> =>
     Effect.gen(function* () {
       const names = yield* fs.readDirectory(dir)
       const time = yield* now
@@ -282,12 +291,22 @@ export const make = (fs: FileSystem.FileSystem, name: string, options: Options) 
       }
       if (claims.length === 0) return
       // listed first, read after: a claim of the version read now was never judged garbage
-      const current = yield* readVersion
+      const current = yield* read
+      const version = current.version ?? "missing"
       yield* Effect.forEach(
-        claims.filter((claim) => claim.version !== current),
+        claims.filter((claim) => claim.version !== version),
         (claim) => fs.remove(claim.path).pipe(Effect.ignore),
         { discard: true }
       )
+      // claims of the current version (a writer killed while it held one) are never removed: the same content is
+      // written again under a new revision (passing them by the claim rule), after which they are garbage
+      if (how.republish === true && current._tag === "File" && claims.some((claim) => claim.version === version)) {
+        const json = parseObject(current.text)
+        if (json !== undefined) {
+          const outcome = yield* replace(current, JSON.stringify({ ...json, revision: newRevision() }))
+          if (outcome === "Won") yield* Effect.forEach(claims, (claim) => fs.remove(claim.path).pipe(Effect.ignore), { discard: true })
+        }
+      }
     }).pipe(Effect.ignore)
 
   return { name, read, replace, remove, sweep }
