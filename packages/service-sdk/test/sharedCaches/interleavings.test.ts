@@ -65,39 +65,45 @@ describe("compareAndSet: two writers that expected the same entry, a delay at ev
 })
 
 describe("takeover: waiters that judge one lock stale at once, a delay at every step of some of them", () => {
+  const scopes = [
+    ["the lock file", (file: string) => file.endsWith(".lock")],
+    ["the lock's files", (file: string) => file.includes(".lock")]
+  ] as const
   for (const step of STEPS) {
-    it.live(`${step} delayed: one holder at a time`, () =>
-      Effect.gen(function* () {
-        const path = join(tempDir(), "tokens.json")
-        // a lock whose holder stopped keeping it alive a minute ago: stale for every waiter
-        writeFileSync(`${path}.lock`, JSON.stringify({ owner: "frozen", pid: 1, host: "elsewhere", ttl: 1000 }))
-        const past = new Date(Date.now() - 60_000)
-        utimesSync(`${path}.lock`, past, past)
-        const inside = yield* Ref.make(0)
-        const overlaps = yield* Ref.make(0)
-        const holds = yield* Ref.make(0)
-        const hold = (cache: TokenCache.TokenCache) =>
-          cache.withLock!(
-            Effect.gen(function* () {
-              if ((yield* Ref.getAndUpdate(inside, (n) => n + 1)) > 0) yield* Ref.update(overlaps, (n) => n + 1)
-              yield* Ref.update(holds, (n) => n + 1)
-              yield* Effect.sleep("150 millis")
-              yield* Ref.update(inside, (n) => n - 1)
-            })
+    for (const [scope, only] of scopes) {
+      it.live(`${step} on ${scope} delayed: one holder at a time`, () =>
+        Effect.gen(function* () {
+          const path = join(tempDir(), "tokens.json")
+          // a lock whose holder stopped keeping it alive a minute ago: stale for every waiter
+          writeFileSync(`${path}.lock`, JSON.stringify({ owner: "frozen", pid: 1, host: "elsewhere", ttl: 1000 }))
+          const past = new Date(Date.now() - 60_000)
+          utimesSync(`${path}.lock`, past, past)
+          const inside = yield* Ref.make(0)
+          const overlaps = yield* Ref.make(0)
+          const holds = yield* Ref.make(0)
+          const hold = (cache: TokenCache.TokenCache) =>
+            cache.withLock!(
+              Effect.gen(function* () {
+                if ((yield* Ref.getAndUpdate(inside, (n) => n + 1)) > 0) yield* Ref.update(overlaps, (n) => n + 1)
+                yield* Ref.update(holds, (n) => n + 1)
+                yield* Effect.sleep("350 millis")
+                yield* Ref.update(inside, (n) => n - 1)
+              })
+            )
+          const options = { lockTtl: "5 seconds", lockWait: "20 seconds" } as const
+          const waiters = yield* Effect.all([
+            cacheOn(path, delayedFileSystem({ [step]: 300 }, { only }), options),
+            cacheOn(path, delayedFileSystem({ [step]: 120 }, { only }), options),
+            cacheOn(path, delayedFileSystem({}), options)
+          ])
+          yield* Effect.all(
+            waiters.map((cache) => hold(cache)),
+            { concurrency: "unbounded" }
           )
-        const options = { lockTtl: "5 seconds", lockWait: "20 seconds" } as const
-        const waiters = yield* Effect.all([
-          cacheOn(path, delayedFileSystem({ [step]: 300 }, { once: true }), options),
-          cacheOn(path, delayedFileSystem({ [step]: 120 }, { once: true }), options),
-          cacheOn(path, delayedFileSystem({}), options)
-        ])
-        yield* Effect.all(
-          waiters.map((cache) => hold(cache)),
-          { concurrency: "unbounded" }
-        )
-        expect(yield* Ref.get(overlaps)).toBe(0)
-        expect(yield* Ref.get(holds)).toBe(3)
-      })
-    )
+          expect(yield* Ref.get(overlaps)).toBe(0)
+          expect(yield* Ref.get(holds)).toBe(3)
+        })
+      )
+    }
   }
 })

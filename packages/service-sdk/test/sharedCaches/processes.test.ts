@@ -38,11 +38,21 @@ describe.skipIf(!unshareWorks)("two PID namespaces, one host name", () => {
     const path = join(dir, "tokens.json")
     const config = (mode: string, name: string, extra: Record<string, unknown>) =>
       JSON.stringify({ mode, name, path, log, lockTtl: "4 seconds", lockWait: "60 seconds", ...extra })
-    // A runs as pid 3 of its namespace (a shell, then a short-lived child, then node); B as pid 1 of another one:
-    // A's pid does not exist in B's namespace, so a check of the pid alone would call A gone
+    // A runs as pid 60 or so of its namespace (a shell runs 60 short-lived children first); B as pid 1 of another
+    // one, its threads taking the next few ids: A's pid does not exist in B's namespace, so a check of the pid alone
+    // (`kill(pid, 0)`: ESRCH) would call A gone
     const a = spawn(
       "unshare",
-      ["--pid", "--fork", "sh", "-c", '/bin/true & wait; "$0" "$1" "$2"', process.execPath, worker, config("hold", "A", { holdMs: 3000 })],
+      [
+        "--pid",
+        "--fork",
+        "sh",
+        "-c",
+        'i=0; while [ $i -lt 60 ]; do /bin/true; i=$((i+1)); done; "$0" "$1" "$2"',
+        process.execPath,
+        worker,
+        config("hold", "A", { holdMs: 3000 })
+      ],
       { stdio: "ignore" }
     )
     const aDone = exited(a)
@@ -57,7 +67,7 @@ describe.skipIf(!unshareWorks)("two PID namespaces, one host name", () => {
     while (!text().includes("locked A") && Date.now() < end) await sleep(20)
     expect(text()).toContain("locked A")
     const holder = JSON.parse(readFileSync(`${path}.lock`, "utf8")) as { pid: number; ns: string }
-    expect(holder.pid).not.toBe(1)
+    expect(holder.pid).toBeGreaterThan(40)
     const b = spawn("unshare", ["--pid", "--fork", process.execPath, worker, config("take", "B", {})], { stdio: "ignore" })
     const [aCode, bCode] = await Promise.all([aDone, exited(b)])
     expect([aCode, bCode]).toEqual([0, 0])

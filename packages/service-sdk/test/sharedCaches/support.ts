@@ -42,9 +42,12 @@ export type Step = (typeof STEPS)[number]
 
 /**
  * The Node file system with some steps delayed (before the step runs): `delays[step]` millis, for every call or,
- * with `once`, for the first call only.
+ * with `once`, for the first call only; with `only`, for calls whose first argument (a path) it accepts.
  */
-export const delayedFileSystem = (delays: Partial<Record<Step, number>>, options: { readonly once?: boolean } = {}) =>
+export const delayedFileSystem = (
+  delays: Partial<Record<Step, number>>,
+  options: { readonly once?: boolean; readonly only?: (path: string) => boolean } = {}
+) =>
   Layer.effect(
     FileSystem.FileSystem,
     Effect.map(FileSystem.FileSystem, (real) => {
@@ -55,6 +58,7 @@ export const delayedFileSystem = (delays: Partial<Record<Step, number>>, options
         wrapped[step] = (...args: Array<unknown>) =>
           Effect.suspend(() => {
             if (options.once === true && used.has(step)) return original(...args)
+            if (options.only !== undefined && !options.only(String(args[0]))) return original(...args)
             used.add(step)
             return Effect.zipRight(Effect.sleep(`${millis} millis`), original(...args))
           })
