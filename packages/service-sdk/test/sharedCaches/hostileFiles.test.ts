@@ -20,7 +20,7 @@ import { join } from "node:path"
 import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { AuthorizationCode, TokenCache, TokenStore } from "service-sdk"
+import { AuthorizationCode, ClientCredentials, TokenCache, TokenStore } from "service-sdk"
 import { directoryTokenStore, fileTokenCache } from "service-sdk/promise"
 import { MockHttpClient } from "service-sdk/testing"
 import { credentials, tokenResponse } from "../fixtures.js"
@@ -117,6 +117,11 @@ describe.skipIf(!isRoot || !runs("setpriv", ["--reuid=65534", "--regid=65534", "
         expect(error.message).toContain(dir)
         expect(error.message).toContain("chmod 700")
         expect(error.message).not.toContain("ATTACKER")
+        // client credentials too: a refused cache is no outage to renew around, it is said
+        const client = yield* ClientCredentials.make({ ...credentials, tokenCache: yield* fileCache(path) }).pipe(
+          Effect.provide(MockHttpClient.layer(() => tokenResponse("legit")))
+        )
+        expect((yield* Effect.flip(client.getAccessToken))._tag).toBe("ConfigurationError")
       })
     )
 
