@@ -181,7 +181,9 @@ export function file(
   options?: FileOptions
 ): Effect.Effect<TokenCache, ConfigurationError, FileSystem.FileSystem> {
   return Effect.flatMap(checkedPath("TokenCache.file", path, "file"), () =>
-    Effect.flatMap(fileLockOptions(options), (lock) => Effect.map(FileSystem.FileSystem, (fs) => makeFile(fs, path, lock)))
+    Effect.flatMap(fileLockOptions(options), (lock) =>
+      Effect.map(FileSystem.FileSystem, (fs) => makeFile(fs, path, lock))
+    )
   )
 }
 
@@ -211,8 +213,10 @@ export const directoryVerdict: (
  *
  * @since 0.4.0
  */
-export const directoryProblem: (stat: { readonly mode: number; readonly uid: number }, uid: number | undefined) => string =
-  Safety.directoryProblem
+export const directoryProblem: (
+  stat: { readonly mode: number; readonly uid: number },
+  uid: number | undefined
+) => string = Safety.directoryProblem
 
 /**
  * A file cache over `fs`, made synchronously (`TokenStore.directory` makes one per user on demand). `checked` is

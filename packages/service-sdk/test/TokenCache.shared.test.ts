@@ -138,7 +138,10 @@ describe("the file lock", () => {
       const cache = yield* fileCache(path, { lockTtl: "1 hour" })
       const previous = tokenInfo("kept", 100, { refreshToken: "r" })
       yield* cache.set(previous)
-      writeFileSync(`${path}.lock`, JSON.stringify({ ...thisNamespace(), owner: "dead", pid: 2 ** 22 + 7, ttl: 3600_000 }))
+      writeFileSync(
+        `${path}.lock`,
+        JSON.stringify({ ...thisNamespace(), owner: "dead", pid: 2 ** 22 + 7, ttl: 3600_000 })
+      )
       expect(yield* cache.compareAndSet!(Option.some(previous), tokenInfo("next", 200))).toBe(true)
       expect(accessOf(yield* cache.get)).toEqual(Option.some("next"))
     })

@@ -50,16 +50,19 @@ export const makeFile = (
     new TokenCacheError({ message: `${what} ${path}: ${describeCause(cause)}`, cause: safeCause(cause) })
 
   const checkDir = Effect.suspend(() =>
-    checked.ok ? Effect.void : Effect.tap(Safety.checkDirectory(dir), () => Effect.sync(() => void (checked.ok = true)))
+    checked.ok
+      ? Effect.void
+      : Effect.tap(Safety.checkDirectory(dir), (found) =>
+          Effect.sync(() => {
+            checked.ok = found === "checked"
+          })
+        )
   )
   const ensureDir = Effect.zipRight(
     fs
       .makeDirectory(dir, { recursive: true, mode: 0o700 })
       .pipe(Effect.mapError(error("cannot create the directory of the token cache file"))),
-    Effect.suspend(() => {
-      checked.ok = false
-      return checkDir
-    })
+    checkDir
   )
 
   const decode = (current: FileCas.Current) =>
@@ -95,7 +98,9 @@ export const makeFile = (
         if (!(yield* accept(current))) return false
         if ((yield* entry.replace(current, encode(next))) === "Won") return true
       }
-      return yield* new TokenCacheError({ message: `cannot write the token cache file ${path}: too many concurrent writers` })
+      return yield* new TokenCacheError({
+        message: `cannot write the token cache file ${path}: too many concurrent writers`
+      })
     })
 
   const set = (token: TokenInfo) => asCacheError(Effect.asVoid(write(() => Effect.succeed(true), token)))

@@ -76,7 +76,9 @@ const FUTURE_SLACK_MS = 1000
 const parseObject = (text: string): Record<string, unknown> | undefined => {
   try {
     const json: unknown = JSON.parse(text)
-    return typeof json === "object" && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined
+    return typeof json === "object" && json !== null && !Array.isArray(json)
+      ? (json as Record<string, unknown>)
+      : undefined
   } catch {
     return undefined
   }
@@ -125,7 +127,10 @@ export const make = (fs: FileSystem.FileSystem, name: string, options: Options) 
       const time = yield* now
       if (found.mtimeMs > time + FUTURE_SLACK_MS) return true
       if (Safety.holderGone(claim)) return true
-      const ttl = Math.min(typeof claim.ttl === "number" && claim.ttl > 0 ? claim.ttl : options.ttlMillis, options.ttlMillis)
+      const ttl = Math.min(
+        typeof claim.ttl === "number" && claim.ttl > 0 ? claim.ttl : options.ttlMillis,
+        options.ttlMillis
+      )
       if (time > found.mtimeMs + ttl) return true
       const staged = stagedPath(claim)
       if (staged === undefined) return true
@@ -279,7 +284,8 @@ export const make = (fs: FileSystem.FileSystem, name: string, options: Options) 
         if (temp === null) continue
         if (!all && !Safety.tempWriterGone(temp[1]!)) {
           const info = yield* Effect.option(fs.stat(path))
-          const mtime = info._tag === "Some" && info.value.mtime._tag === "Some" ? info.value.mtime.value.getTime() : time
+          const mtime =
+            info._tag === "Some" && info.value.mtime._tag === "Some" ? info.value.mtime.value.getTime() : time
           if (time - mtime <= options.ttlMillis && mtime <= time + FUTURE_SLACK_MS) continue
         }
         // an empty staged directory is removed as a cancellation would; a full one holds an old entry: deleted
@@ -304,7 +310,8 @@ export const make = (fs: FileSystem.FileSystem, name: string, options: Options) 
         const json = parseObject(current.text)
         if (json !== undefined) {
           const outcome = yield* replace(current, JSON.stringify({ ...json, revision: newRevision() }))
-          if (outcome === "Won") yield* Effect.forEach(claims, (claim) => fs.remove(claim.path).pipe(Effect.ignore), { discard: true })
+          if (outcome === "Won")
+            yield* Effect.forEach(claims, (claim) => fs.remove(claim.path).pipe(Effect.ignore), { discard: true })
         }
       }
     }).pipe(Effect.ignore)

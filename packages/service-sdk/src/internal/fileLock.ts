@@ -54,7 +54,10 @@ export const make = (
   fs: FileSystem.FileSystem,
   path: string,
   options: FileLockOptions,
-  hooks: { readonly ensureDir: Effect.Effect<void, TokenCacheError | ConfigurationError>; readonly sweep: Effect.Effect<void> }
+  hooks: {
+    readonly ensureDir: Effect.Effect<void, TokenCacheError | ConfigurationError>
+    readonly sweep: Effect.Effect<void>
+  }
 ) => {
   const lockPath = `${path}.lock`
   const ttlMillis = Math.max(1, Math.round(Duration.toMillis(options.ttl)))
@@ -137,7 +140,8 @@ export const make = (
       Effect.zipRight(
         Effect.sleep(Duration.millis(beatMillis)),
         Effect.flatMap(ours(held), (mine) => {
-          if (mine === undefined) return Effect.logWarning(`lost the token lock file ${lockPath}: another process may renew too`)
+          if (mine === undefined)
+            return Effect.logWarning(`lost the token lock file ${lockPath}: another process may renew too`)
           const now = new Date()
           return Effect.ignore(fs.utimes(lockPath, now, now))
         })

@@ -121,15 +121,15 @@ export const configError = (message: string) => new ConfigurationError({ message
 
 /**
  * The directory of a cache, checked: a ConfigurationError naming it and the fix when another user can write it or
- * owns it. A directory that does not exist yet is fine (it is created 0700).
+ * owns it. A directory that does not exist yet is fine ("missing": it is created 0700).
  */
-export const checkDirectory = (dir: string): Effect.Effect<void, ConfigurationError> =>
+export const checkDirectory = (dir: string): Effect.Effect<"checked" | "missing", ConfigurationError> =>
   Effect.tryPromise(() => Fs.stat(dir)).pipe(
     Effect.matchEffect({
-      onFailure: () => Effect.void,
+      onFailure: () => Effect.succeed("missing" as const),
       onSuccess: (stat) => {
         const me = uid()
-        if (!stat.isDirectory() || directoryVerdict(stat, me) === "ok") return Effect.void
+        if (!stat.isDirectory() || directoryVerdict(stat, me) === "ok") return Effect.succeed("checked" as const)
         return Effect.fail(
           configError(
             `cannot use the token cache directory ${dir}: ${directoryProblem(stat, me)}, so another user could ` +
@@ -146,7 +146,9 @@ export const checkDirectory = (dir: string): Effect.Effect<void, ConfigurationEr
  */
 export const checkPath = (name: string, path: unknown, kind: "file" | "directory"): string => {
   if (typeof path !== "string" || path.trim() === "") {
-    throw configError(`${name} takes a non-empty path, got ${typeof path === "string" ? "an empty string" : typeof path}`)
+    throw configError(
+      `${name} takes a non-empty path, got ${typeof path === "string" ? "an empty string" : typeof path}`
+    )
   }
   if (path.includes("\u0000")) throw configError(`${name}: the path contains a NUL character`)
   const full = resolve(path)
@@ -180,12 +182,17 @@ const kindOf = (stat: import("node:fs").Stats) =>
 const MAX_BYTES = 1 << 20
 
 const ioError = (path: string, cause: unknown) =>
-  new TokenCacheError({ message: `cannot read the token cache file ${path}: ${describeCause(cause)}`, cause: safeCause(cause) })
+  new TokenCacheError({
+    message: `cannot read the token cache file ${path}: ${describeCause(cause)}`,
+    cause: safeCause(cause)
+  })
 
 const foreign = (path: string, stat: { readonly mode: number; readonly uid: number }, me: number) =>
   configError(
     `refusing the token cache file ${path}: ${
-      trustedOwner(stat.uid, me) ? `other users can write to it (mode ${octal(stat.mode)})` : `it belongs to another user (uid ${stat.uid})`
+      trustedOwner(stat.uid, me)
+        ? `other users can write to it (mode ${octal(stat.mode)})`
+        : `it belongs to another user (uid ${stat.uid})`
     }; it was not written by this program. Remove it (and make its directory yours alone: chmod 700)`
   )
 
@@ -226,7 +233,12 @@ export const readFile = (path: string): Effect.Effect<Found, TokenCacheError | C
           if (bytesRead === 0) break
           length += bytesRead
         }
-        return { _tag: "File", text: buffer.toString("utf8", 0, length), mtimeMs: stat.mtimeMs, id: `x${stat.dev}x${stat.ino}` }
+        return {
+          _tag: "File",
+          text: buffer.toString("utf8", 0, length),
+          mtimeMs: stat.mtimeMs,
+          id: `x${stat.dev}x${stat.ino}`
+        }
       } finally {
         await handle.close()
       }
@@ -235,7 +247,9 @@ export const readFile = (path: string): Effect.Effect<Found, TokenCacheError | C
   }).pipe(Effect.flatMap((found) => (found instanceof ConfigurationError ? Effect.fail(found) : Effect.succeed(found))))
 
 /** `rmdir`: removes an empty directory only ("NotEmpty" when it is not, "Missing" when it is gone). */
-export const removeEmptyDirectory = (path: string): Effect.Effect<"Removed" | "NotEmpty" | "Missing", TokenCacheError> =>
+export const removeEmptyDirectory = (
+  path: string
+): Effect.Effect<"Removed" | "NotEmpty" | "Missing", TokenCacheError> =>
   Effect.tryPromise({
     try: () =>
       Fs.rmdir(path).then(
@@ -247,5 +261,8 @@ export const removeEmptyDirectory = (path: string): Effect.Effect<"Removed" | "N
         }
       ),
     catch: (cause) =>
-      new TokenCacheError({ message: `cannot remove the directory ${path}: ${describeCause(cause)}`, cause: safeCause(cause) })
+      new TokenCacheError({
+        message: `cannot remove the directory ${path}: ${describeCause(cause)}`,
+        cause: safeCause(cause)
+      })
   })

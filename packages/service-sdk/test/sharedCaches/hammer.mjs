@@ -79,7 +79,10 @@ const kill = async (name) => {
   await entry.exited
 }
 
-const lines = () => readFileSync(log, "utf8").split("\n").filter((line) => line !== "")
+const lines = () =>
+  readFileSync(log, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
 const started = Date.now()
 for (let i = 0; i < processes; i++) run("hammer")
 // until every worker has made some progress (start-up takes a while on a busy machine)

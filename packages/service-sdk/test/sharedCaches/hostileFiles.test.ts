@@ -144,8 +144,7 @@ describe.skipIf(!isRoot || !runs("setpriv", ["--reuid=65534", "--regid=65534", "
     for (const [name, plant] of [
       [
         "a lock file",
-        (lock: string) =>
-          asNobody(`printf '%s' '{"owner":"x","pid":1,"host":"h","ttl":1000000}' > ${lock}`)
+        (lock: string) => asNobody(`printf '%s' '{"owner":"x","pid":1,"host":"h","ttl":1000000}' > ${lock}`)
       ],
       ["a FIFO as the lock", (lock: string) => asNobody(`mkfifo ${lock}`)]
     ] as const) {

@@ -32,48 +32,53 @@ const exited = (child: ReturnType<typeof spawn>) =>
   new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
 
 describe.skipIf(!unshareWorks)("two PID namespaces, one host name", () => {
-  live("a holder in another PID namespace is not judged gone: the waiter gets the lock only after its release", async () => {
-    const dir = tempDir()
-    const log = join(dir, "log")
-    const path = join(dir, "tokens.json")
-    const config = (mode: string, name: string, extra: Record<string, unknown>) =>
-      JSON.stringify({ mode, name, path, log, lockTtl: "4 seconds", lockWait: "60 seconds", ...extra })
-    // A runs as pid 60 or so of its namespace (a shell runs 60 short-lived children first); B as pid 1 of another
-    // one, its threads taking the next few ids: A's pid does not exist in B's namespace, so a check of the pid alone
-    // (`kill(pid, 0)`: ESRCH) would call A gone
-    const a = spawn(
-      "unshare",
-      [
-        "--pid",
-        "--fork",
-        "sh",
-        "-c",
-        'i=0; while [ $i -lt 60 ]; do /bin/true; i=$((i+1)); done; "$0" "$1" "$2"',
-        process.execPath,
-        worker,
-        config("hold", "A", { holdMs: 3000 })
-      ],
-      { stdio: "ignore" }
-    )
-    const aDone = exited(a)
-    const end = Date.now() + 60_000
-    const text = () => {
-      try {
-        return readFileSync(log, "utf8")
-      } catch {
-        return ""
+  live(
+    "a holder in another PID namespace is not judged gone: the waiter gets the lock only after its release",
+    async () => {
+      const dir = tempDir()
+      const log = join(dir, "log")
+      const path = join(dir, "tokens.json")
+      const config = (mode: string, name: string, extra: Record<string, unknown>) =>
+        JSON.stringify({ mode, name, path, log, lockTtl: "4 seconds", lockWait: "60 seconds", ...extra })
+      // A runs as pid 60 or so of its namespace (a shell runs 60 short-lived children first); B as pid 1 of another
+      // one, its threads taking the next few ids: A's pid does not exist in B's namespace, so a check of the pid alone
+      // (`kill(pid, 0)`: ESRCH) would call A gone
+      const a = spawn(
+        "unshare",
+        [
+          "--pid",
+          "--fork",
+          "sh",
+          "-c",
+          'i=0; while [ $i -lt 60 ]; do /bin/true; i=$((i+1)); done; "$0" "$1" "$2"',
+          process.execPath,
+          worker,
+          config("hold", "A", { holdMs: 3000 })
+        ],
+        { stdio: "ignore" }
+      )
+      const aDone = exited(a)
+      const end = Date.now() + 60_000
+      const text = () => {
+        try {
+          return readFileSync(log, "utf8")
+        } catch {
+          return ""
+        }
       }
+      while (!text().includes("locked A") && Date.now() < end) await sleep(20)
+      expect(text()).toContain("locked A")
+      const holder = JSON.parse(readFileSync(`${path}.lock`, "utf8")) as { pid: number; ns: string }
+      expect(holder.pid).toBeGreaterThan(40)
+      const b = spawn("unshare", ["--pid", "--fork", process.execPath, worker, config("take", "B", {})], {
+        stdio: "ignore"
+      })
+      const [aCode, bCode] = await Promise.all([aDone, exited(b)])
+      expect([aCode, bCode]).toEqual([0, 0])
+      const lines = text().trim().split("\n")
+      expect(lines).toEqual(["locked A", "released A", "acquired B"])
     }
-    while (!text().includes("locked A") && Date.now() < end) await sleep(20)
-    expect(text()).toContain("locked A")
-    const holder = JSON.parse(readFileSync(`${path}.lock`, "utf8")) as { pid: number; ns: string }
-    expect(holder.pid).toBeGreaterThan(40)
-    const b = spawn("unshare", ["--pid", "--fork", process.execPath, worker, config("take", "B", {})], { stdio: "ignore" })
-    const [aCode, bCode] = await Promise.all([aDone, exited(b)])
-    expect([aCode, bCode]).toEqual([0, 0])
-    const lines = text().trim().split("\n")
-    expect(lines).toEqual(["locked A", "released A", "acquired B"])
-  })
+  )
 })
 
 describe("the SIGKILL hammer", () => {

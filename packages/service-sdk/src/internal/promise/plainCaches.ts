@@ -44,7 +44,6 @@ export const effectCacheOf = (cache: object): TokenCache.TokenCache | undefined 
 export const effectStoreOf = (store: object): Effect.Effect<TokenStore.TokenStore> | undefined =>
   effectStores.get(store)
 
-
 /** Runs a cache operation called from plain code, logging as a facade object does by default (stderr, warnings). */
 const run = <A, E>(effect: Effect.Effect<A, E>): Promise<A> => runPromise(Effect.provide(effect, loggerLayer({})))
 
@@ -97,7 +96,9 @@ export const fileTokenCache = (path: string): FileTokenCache => {
  * @since 0.3.0
  */
 export const directoryTokenStore = (path: string): DirectoryTokenStore => {
-  const made = TokenStore.directory(checkPath("directoryTokenStore", path, "directory")).pipe(Effect.provide(NodeFileSystem.layer))
+  const made = TokenStore.directory(checkPath("directoryTokenStore", path, "directory")).pipe(
+    Effect.provide(NodeFileSystem.layer)
+  )
   // the directory is created asynchronously: every use waits for the one creation
   let ready: Promise<TokenStore.TokenStore> | undefined
   const store = Effect.promise(() => {
