@@ -191,7 +191,7 @@ export function file(
  * A path given to a file cache, checked (not empty, not the file system root): a ConfigurationError otherwise. The
  * one-argument constructors are typed without an error (DESIGN section 3); the error is a ServiceError all the same.
  *
- * @since 0.4.0
+ * @since 0.3.0
  */
 export const checkedPath = (name: string, path: string, kind: "file" | "directory") =>
   Effect.try({ try: () => Safety.checkPath(name, path, kind), catch: (error) => error as ConfigurationError })
@@ -201,7 +201,7 @@ export const checkedPath = (name: string, path: string, kind: "file" | "director
  * as the CLI does); "refuse" (another user's, or a shared directory such as /tmp). The check the file caches make
  * (where "tighten" is refused too, with the fix in the message) and the CLI makes.
  *
- * @since 0.4.0
+ * @since 0.3.0
  */
 export const directoryVerdict: (
   stat: { readonly mode: number; readonly uid: number },
@@ -211,7 +211,7 @@ export const directoryVerdict: (
 /**
  * Why {@link directoryVerdict} did not say "ok", in words (with the directory's mode or owner).
  *
- * @since 0.4.0
+ * @since 0.3.0
  */
 export const directoryProblem: (
   stat: { readonly mode: number; readonly uid: number },
