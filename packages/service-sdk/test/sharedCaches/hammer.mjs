@@ -6,11 +6,11 @@
 // line: overlaps (a worker entered the lock while another live worker was inside), lost updates (an increment
 // logged twice, or the file's counter below the highest logged one), leftovers (files beside the entry), copies of a
 // refresh token among them, and the counts.
-import { execFileSync, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { bundle } from "./bundle.mjs"
 
 const arg = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`)
@@ -18,29 +18,9 @@ const arg = (name, fallback) => {
 }
 const processes = Number(arg("processes", "8"))
 const kills = Number(arg("kills", "50"))
-const root = fileURLToPath(new URL("../../../../", import.meta.url))
 const sleep = (millis) => new Promise((resolve) => setTimeout(resolve, millis))
 
-const bundle = () => {
-  const out = join(root, "packages", "service-sdk", "build", "shared-caches", "lockWorker.mjs")
-  execFileSync(
-    join(root, "node_modules", ".bin", "esbuild"),
-    [
-      fileURLToPath(new URL("./lockWorker.mjs", import.meta.url)),
-      "--bundle",
-      "--platform=node",
-      "--format=esm",
-      "--conditions=source",
-      "--log-level=warning",
-      "--banner:js=import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-      `--outfile=${out}`
-    ],
-    { stdio: "pipe", cwd: root }
-  )
-  return out
-}
-
-const worker = arg("worker", undefined) ?? bundle()
+const worker = arg("worker", undefined) ?? bundle("lockWorker")
 const dir = mkdtempSync(join(tmpdir(), "hammer-"))
 const path = join(dir, "tokens.json")
 const log = join(mkdtempSync(join(tmpdir(), "hammer-log-")), "log")

@@ -6,7 +6,6 @@ import { execFileSync, spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, readlinkSync } from "node:fs"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeFileSystem } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
@@ -87,24 +86,4 @@ export const asNobody = (script: string) =>
     stdio: "pipe"
   })
 
-const root = fileURLToPath(new URL("../../../../", import.meta.url))
-
-/** Bundles a worker script of this folder (from the packages' sources) into one file; returns its path. */
-export const bundle = (name: string): string => {
-  const out = join(root, "packages", "service-sdk", "build", "shared-caches", `${name}.mjs`)
-  execFileSync(
-    join(root, "node_modules", ".bin", "esbuild"),
-    [
-      fileURLToPath(new URL(`./${name}.mjs`, import.meta.url)),
-      "--bundle",
-      "--platform=node",
-      "--format=esm",
-      "--conditions=source",
-      "--log-level=warning",
-      "--banner:js=import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-      `--outfile=${out}`
-    ],
-    { stdio: "pipe", cwd: root }
-  )
-  return out
-}
+export { bundle } from "./bundle.mjs"
