@@ -190,21 +190,12 @@ export function file(
   path: string,
   options?: FileOptions
 ): Effect.Effect<TokenCache, ConfigurationError, FileSystem.FileSystem> {
-  return Effect.flatMap(checkedPath("TokenCache.file", path, "file"), () =>
+  return Effect.flatMap(Safety.checkedPath("TokenCache.file", path, "file"), () =>
     Effect.flatMap(fileLockOptions(options), (lock) =>
       Effect.map(FileSystem.FileSystem, (fs) => makeFile(fs, path, lock))
     )
   )
 }
-
-/**
- * A path given to a file cache, checked (not empty, not the file system root): a ConfigurationError otherwise. The
- * one-argument constructors are typed without an error (DESIGN section 3); the error is a ServiceError all the same.
- *
- * @since 0.3.0
- */
-export const checkedPath = (name: string, path: string, kind: "file" | "directory") =>
-  Effect.try({ try: () => Safety.checkPath(name, path, kind), catch: (error) => error as ConfigurationError })
 
 /**
  * What to do with a token directory that other users may write or own: "ok"; "tighten" (it is ours: chmod 700 it,

@@ -161,6 +161,13 @@ export const checkPath = (name: string, path: unknown, kind: "file" | "directory
   return path
 }
 
+/**
+ * {@link checkPath} in the error channel. The one-argument constructors are typed without an error (DESIGN section 3),
+ * so there it travels untyped; it is a ServiceError all the same (`Effect.catchTag` catches it).
+ */
+export const checkedPath = (name: string, path: string, kind: "file" | "directory") =>
+  Effect.try({ try: () => checkPath(name, path, kind), catch: (error) => error as ConfigurationError })
+
 /** What a name holds. */
 export type Found =
   | { readonly _tag: "Missing" }
