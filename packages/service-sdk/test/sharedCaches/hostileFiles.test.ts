@@ -95,6 +95,37 @@ describe("hostile lock files are stale, never waited on for good", () => {
   )
 })
 
+describe("the directory check the library and the CLI share", () => {
+  it("ours or root's and closed: ok; ours and open: tighten (the CLI) or refuse (the library); another's: refuse", () => {
+    expect(TokenCache.directoryVerdict({ mode: 0o40700, uid: 1000 }, 1000)).toBe("ok")
+    expect(TokenCache.directoryVerdict({ mode: 0o40755, uid: 0 }, 1000)).toBe("ok")
+    expect(TokenCache.directoryVerdict({ mode: 0o40770, uid: 1000 }, 1000)).toBe("tighten")
+    expect(TokenCache.directoryVerdict({ mode: 0o40700, uid: 1001 }, 1000)).toBe("refuse")
+    expect(TokenCache.directoryVerdict({ mode: 0o41777, uid: 1000 }, 1000)).toBe("refuse")
+    expect(TokenCache.directoryProblem({ mode: 0o40700, uid: 1001 }, 1000)).toContain("another user")
+  })
+
+  it.live("a group-writable directory of our own: every operation is a ConfigurationError naming it and the fix", () =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      chmodSync(dir, 0o770)
+      const cache = yield* fileCache(join(dir, "tokens.json"))
+      for (const operation of [
+        cache.get,
+        cache.set(tokenInfo("x", 1)),
+        cache.compareAndSet!(Option.none(), tokenInfo("x", 1)),
+        cache.withLock!(Effect.void),
+        cache.clear!
+      ]) {
+        const error = yield* Effect.flip(operation)
+        expect(error._tag).toBe("ConfigurationError")
+        expect(error.message).toContain(`chmod 700 ${dir}`)
+      }
+      expect(readdirSync(dir)).toEqual([])
+    })
+  )
+})
+
 describe.skipIf(!isRoot || !runs("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "true"]))(
   "files planted by another user (setpriv as uid 65534)",
   () => {
