@@ -107,8 +107,9 @@ export const make = (fs: FileSystem.FileSystem, name: string, options: Options) 
       yield* fs.writeFileString(temp, text, { flag: "wx", mode: 0o600 })
       return yield* fs.link(temp, path).pipe(
         Effect.as(true),
+        // NotFound: our temp file was swept while we were paused; the caller reads what is there and tries again
         Effect.catchIf(
-          (cause) => isReason(cause, "AlreadyExists"),
+          (cause) => isReason(cause, "AlreadyExists") || isReason(cause, "NotFound"),
           () => Effect.succeed(false)
         )
       )
@@ -242,8 +243,9 @@ export const make = (fs: FileSystem.FileSystem, name: string, options: Options) 
       if (from.version === undefined) {
         return yield* fs.link(staged, name).pipe(
           Effect.as<Outcome>("Won"),
+          // NotFound: the staged file was swept (we were paused past the TTL), as a cancellation would
           Effect.catchIf(
-            (cause) => isReason(cause, "AlreadyExists"),
+            (cause) => isReason(cause, "AlreadyExists") || isReason(cause, "NotFound"),
             () => Effect.succeed<Outcome>("Lost")
           ),
           Effect.mapError((cause) => fail("cannot write", cause))

@@ -2,8 +2,10 @@
 //   node packages/service-sdk/test/sharedCaches/hammer.mjs --processes 8 --kills 50
 // `processes` workers (lockWorker.mjs, mode "hammer") increment a counter in one token file, each increment a
 // compare-and-set under the lock; one at random is SIGKILLed every 80-300 ms and replaced, `kills` times. At the end
-// every worker is killed and one more process takes the lock once (it sweeps what the kills left). Prints one JSON
-// line: overlaps (a worker entered the lock while another live worker was inside), lost updates (an increment
+// every worker is killed and one more process takes the lock once (it sweeps what the kills left). With `--stops N`
+// (and a short `--lock-ttl`), N workers are also paused (SIGSTOP) past the lock's TTL and resumed. Prints one JSON
+// line: overlaps (a worker entered the lock while another live, unpaused worker was inside; pausedOverlaps counts
+// the entries while only a paused holder was inside, which a TTL allows), lost updates (an increment
 // logged twice, or the file's counter below the highest logged one), leftovers (files beside the entry), copies of a
 // refresh token among them, and the counts.
 import { spawn } from "node:child_process"
@@ -18,6 +20,10 @@ const arg = (name, fallback) => {
 }
 const processes = Number(arg("processes", "8"))
 const kills = Number(arg("kills", "50"))
+// paused holders: a worker SIGSTOPped past the lock's TTL, then SIGCONTinued (its lock is taken over meanwhile)
+const stops = Number(arg("stops", "0"))
+const lockTtl = arg("lock-ttl", "5 seconds")
+const stopMs = Number(arg("stop-ms", "1500"))
 const sleep = (millis) => new Promise((resolve) => setTimeout(resolve, millis))
 
 const worker = arg("worker", undefined) ?? bundle("lockWorker")
@@ -33,7 +39,7 @@ const run = (mode) => {
   const name = `w${made++}`
   const child = spawn(
     process.execPath,
-    [worker, JSON.stringify({ mode, name, path, log, lockTtl: "5 seconds", lockWait: "120 seconds" })],
+    [worker, JSON.stringify({ mode, name, path, log, lockTtl, lockWait: "120 seconds" })],
     { stdio: ["ignore", "ignore", "pipe"] }
   )
   let stderr = ""
@@ -74,6 +80,15 @@ for (let k = 0; k < kills; k++) {
   await kill(names[Math.floor(Math.random() * names.length)])
   run("hammer")
 }
+for (let k = 0; k < stops; k++) {
+  await sleep(80 + Math.floor(Math.random() * 220))
+  const names = [...live.keys()]
+  const name = names[Math.floor(Math.random() * names.length)]
+  appendFileSync(log, `stopsent ${name}\n`)
+  live.get(name)?.child.kill("SIGSTOP")
+  await sleep(stopMs)
+  live.get(name)?.child.kill("SIGCONT")
+}
 await sleep(300)
 await Promise.all([...live.keys()].map(kill))
 const sweeper = run("sweep")
@@ -81,8 +96,10 @@ await sweeper.exited
 
 // the log, in the order the lines were appended
 let overlaps = 0
+let pausedOverlaps = 0
 let holds = 0
 const inside = new Set()
+const paused = new Set()
 const dead = new Set()
 const increments = []
 for (const line of lines()) {
@@ -90,14 +107,20 @@ for (const line of lines()) {
   if (event === "killsent") {
     dead.add(value)
     inside.delete(value)
+  } else if (event === "stopsent") {
+    if (inside.has(value)) paused.add(value)
   } else if (dead.has(value)) {
     // a line a worker wrote as it was being killed: it holds nothing any more
   } else if (event === "enter") {
     holds++
-    if (inside.size > 0) overlaps++
+    // a holder paused past the lock's TTL loses the lock by design: the compare-and-set refuses its write
+    if ([...inside].some((other) => !paused.has(other))) overlaps++
+    else if (inside.size > 0) pausedOverlaps++
     inside.add(value)
-  } else if (event === "exit") inside.delete(value)
-  else if (event === "inc") increments.push(Number(value))
+  } else if (event === "exit") {
+    inside.delete(value)
+    paused.delete(value)
+  } else if (event === "inc") increments.push(Number(value))
 }
 const final = Number(JSON.parse(readFileSync(path, "utf8")).access_token.slice("count-".length))
 const highest = Math.max(0, ...increments)
@@ -115,10 +138,13 @@ process.stdout.write(
   `${JSON.stringify({
     processes,
     kills,
+    stops,
+    lockTtl,
     holds,
     increments: increments.length,
     final,
     overlaps,
+    pausedOverlaps,
     lostUpdates,
     leftovers,
     canaryCopies,
