@@ -81,26 +81,39 @@ describe.skipIf(!unshareWorks)("two PID namespaces, one host name", () => {
   )
 })
 
+const hammer = (args: ReadonlyArray<string>) =>
+  new Promise<Record<string, unknown>>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [fileURLToPath(new URL("./hammer.mjs", import.meta.url)), ...args, "--worker", worker],
+      { timeout: 240_000 },
+      (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout.trim().split("\n").pop()!)))
+    )
+  )
+
 describe("the SIGKILL hammer", () => {
   live(
     "8 processes incrementing one file under its lock, 12 of them SIGKILLed: no overlap, no lost update, nothing left",
     async () => {
-      const script = fileURLToPath(new URL("./hammer.mjs", import.meta.url))
-      const output = await new Promise<string>((resolve, reject) =>
-        execFile(
-          process.execPath,
-          [script, "--processes", "8", "--kills", "12", "--worker", worker],
-          { timeout: 240_000 },
-          (error, stdout) => (error ? reject(error) : resolve(stdout))
-        )
-      )
-      const report = JSON.parse(output.trim().split("\n").pop()!) as Record<string, unknown>
+      const report = await hammer(["--processes", "8", "--kills", "12"])
       expect(report.workerErrors).toEqual([])
       expect(report.overlaps).toBe(0)
       expect(report.lostUpdates).toBe(0)
       expect(report.leftovers).toEqual([])
       expect(report.canaryCopies).toEqual([])
       expect(report.increments as number).toBeGreaterThan(12)
+    },
+    300_000
+  )
+
+  live(
+    "holders paused (SIGSTOP) past a 1 s lock TTL and resumed: their writes are refused, no lost update",
+    async () => {
+      const report = await hammer(["--processes", "8", "--kills", "0", "--stops", "3", "--lock-ttl", "1 second"])
+      expect(report.workerErrors).toEqual([])
+      expect(report.lostUpdates).toBe(0)
+      expect(report.leftovers).toEqual([])
+      expect(report.increments as number).toBeGreaterThan(3)
     },
     300_000
   )
