@@ -244,6 +244,29 @@ describe("leftovers: temp files swept, a sign-out leaves no copy of a refresh to
     })
   )
 
+  it.live("a claim of the current version left by a killed writer: the entry is written again, the claim swept", () =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      const path = join(dir, "tokens.json")
+      const cache = yield* fileCache(path)
+      yield* cache.set(tokenInfo("current", 100, { refreshToken: "r" }))
+      const before = JSON.parse(readFileSync(path, "utf8")) as { revision: string }
+      // a writer of another process claimed the current version, then died before it acted (its change is gone)
+      writeFileSync(
+        join(dir, `tokens.json.claim-r${before.revision}-0`),
+        JSON.stringify({ kind: "replace", staged: "tokens.json.0badc0de-1-abcdef.tmp", pid: 1, host: "h", ttl: 1000 })
+      )
+      yield* cache.withLock!(Effect.void)
+      expect(readdirSync(dir)).toEqual(["tokens.json"])
+      const after = JSON.parse(readFileSync(path, "utf8")) as { access_token: string; revision: string }
+      expect(after.access_token).toBe("current")
+      expect(after.revision).not.toBe(before.revision)
+      expect(
+        yield* cache.compareAndSet!(Option.some(tokenInfo("current", 1, { refreshToken: "r" })), tokenInfo("next", 2))
+      ).toBe(true)
+    })
+  )
+
   it.live("a sign-out (clear) removes the entry and every temp file of it, fresh ones too", () =>
     Effect.gen(function* () {
       const dir = tempDir()
