@@ -3,16 +3,18 @@
  * The lock file of a token file, shared by the processes of one machine and by both Effect lines (one protocol:
  * processes of either line may share one token file).
  *
- * `<path>.lock` holds `{ owner, pid, host, ttl }` (and `pidns`, the holder's PID namespace, where the OS has one).
+ * `<path>.lock` holds `{ owner, pid, host, ns, ttl, revision }` (`ns`: the boot id and PID namespace, where the OS
+ * has them; the same fields as the Effect 3 line's issue-28 lock, so each line can judge the other's holders).
  * It is written whole to a temp file and hard-linked to its name (`link` fails when the name exists: exclusive
  * creation, never a half-written lock), kept alive by touching its mtime (the heartbeat), and released by its owner
- * only. It is stale, and taken over, once its mtime is older than its `ttl` (never longer than ours), at once when
- * its holder was a process of this host and PID namespace that is gone, and at once when it is not a regular file
- * or its mtime lies in the future. A lock file that cannot be read is judged by its mtime alone.
+ * only. It is stale, and taken over, once its mtime is older than its `ttl`, at once when it claims a TTL longer than
+ * ours, when its holder was a process of this host, boot and PID namespace that is gone, when it is not a regular
+ * file, or when its mtime lies in the future. A lock file that cannot be read is judged by its mtime and our TTL.
  */
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
-import { readlinkSync } from "node:fs"
+import { readFileSync, readlinkSync } from "node:fs"
+import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { dirname } from "node:path"
 
@@ -32,7 +34,9 @@ export interface Holder {
   readonly pid: number
   readonly host: string
   readonly ttl: number
-  readonly pidns?: string
+  /** Where `pid` means something: `<boot id>/<pid namespace>` (absent when unknown). */
+  readonly ns?: string
+  readonly revision?: string
 }
 
 /** Why the lock could not be taken: `code` names the case for the caller's error message. */
@@ -48,9 +52,10 @@ export class FileLockError extends Error {
 }
 
 const HOST = hostname()
-const PIDNS = (() => {
+/** `<boot id>/<pid namespace inode>`: a pid means this process only within one boot and one PID namespace. */
+const NS = (() => {
   try {
-    return readlinkSync("/proc/self/ns/pid")
+    return `${readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()}/${readlinkSync("/proc/self/ns/pid")}`
   } catch {
     return undefined
   }
@@ -94,7 +99,8 @@ export const newHolder = (options: FileLockOptions): Holder => ({
   pid: process.pid,
   host: HOST,
   ttl: Math.max(1, Math.round(options.ttlMillis)),
-  ...(PIDNS !== undefined ? { pidns: PIDNS } : {})
+  ...(NS !== undefined ? { ns: NS } : {}),
+  revision: randomBytes(12).toString("hex")
 })
 
 /** The lock's text: undefined when it is gone, "" when it cannot be read (judged by its mtime alone). */
@@ -144,9 +150,16 @@ const staleLock = async (lockPath: string, ttlMillis: number): Promise<string | 
   const text = await readLock(lockPath)
   if (text === undefined) return undefined
   const holder = parseHolder(text)
-  const sameNamespace = holder?.pidns === undefined || PIDNS === undefined || holder.pidns === PIDNS
-  if (holder !== undefined && holder.host === HOST && sameNamespace && holder.pid !== process.pid) {
-    if (processGone(holder.pid)) return text
+  // gone only where its pid means something: this host, this boot, this PID namespace
+  if (
+    holder !== undefined &&
+    NS !== undefined &&
+    holder.ns === NS &&
+    holder.host === HOST &&
+    holder.pid !== process.pid &&
+    processGone(holder.pid)
+  ) {
+    return text
   }
   let stat: import("node:fs").Stats
   try {
@@ -158,8 +171,9 @@ const staleLock = async (lockPath: string, ttlMillis: number): Promise<string | 
   const now = Date.now()
   const mtime = stat.mtimeMs
   if (mtime > now + 1_000) return text
-  const ttl = Math.min(holder?.ttl ?? ttlMillis, ttlMillis)
-  return now > mtime + ttl ? text : undefined
+  const ttl = holder?.ttl ?? ttlMillis
+  // a lock claiming a TTL longer than ours is stale at once (DESIGN section 4)
+  return ttl > ttlMillis || now > mtime + ttl ? text : undefined
 }
 
 /** Removes a stale lock if it still is the one judged stale; true when it was removed. */
