@@ -8,83 +8,61 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { resolveRedirectUri, secretValue } from "./internal/config.js"
+import type * as Scope from "effect/Scope"
+import type * as ClientCredentials from "./ClientCredentials.js"
+import { secretValue } from "./internal/config.js"
 import * as Protocol from "./internal/oauthClient.js"
 import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
+import * as SignIns from "./internal/signIns.js"
+import type * as OAuthClient from "./OAuthClient.js"
 import type { AuthenticationError, ConfigurationError, TokenCacheError, TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"
 import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
 
 /**
- * The options of `ClientCredentials`, plus the redirect URI (`SERVICE_SDK_REDIRECT_URI`) and a refresh token to start
- * from (for programs that stored one).
+ * The options of `ClientCredentials`, plus the protocol's `redirectUri` (`SERVICE_SDK_REDIRECT_URI`) and
+ * `publicClient`, and a refresh token to start from (for programs that stored one).
  *
  * @since 0.1.0
+ * @category options
  */
-export interface Options extends Provider.ProviderOptions {
-  readonly redirectUri?: string | undefined
+export interface Options extends ClientCredentials.Options, Pick<OAuthClient.Options, "redirectUri" | "publicClient"> {
   readonly refreshToken?: string | Redacted.Redacted<string> | undefined
-  /**
-   * An app that keeps no secret (a distributed CLI, a desktop app; RFC 8252 §8.4): `clientSecret` is neither
-   * required nor read from the environment, token requests carry `client_id` in the body, and code exchanges must
-   * use PKCE. Default false.
-   *
-   * @since 0.2.0
-   */
-  readonly publicClient?: boolean | undefined
 }
 
 /**
+ * The parameters of an authorization URL: the protocol's (`OAuthClient.AuthorizationUrlOptions`).
+ *
  * @since 0.1.0
+ * @category options
  */
-export interface AuthorizationUrlOptions {
-  readonly state?: string | undefined
-  /** Overrides the provider's scope for this authorization. */
-  readonly scope?: string | ReadonlyArray<string> | undefined
-  /** Ask the user to approve again even if they already did. */
-  readonly showDialog?: boolean | undefined
-  /**
-   * A PKCE S256 challenge (RFC 7636 §4.3), e.g. from `Pkce.make`; adds `code_challenge` and
-   * `code_challenge_method=S256`.
-   *
-   * @since 0.2.0
-   */
-  readonly codeChallenge?: string | undefined
-}
+export type AuthorizationUrlOptions = OAuthClient.AuthorizationUrlOptions
 
 /**
  * @since 0.2.0
+ * @category options
  */
-export interface ExchangeCodeOptions {
-  /** The PKCE verifier whose challenge went in the authorization URL (RFC 7636 §4.5). */
-  readonly codeVerifier?: string | Redacted.Redacted<string> | undefined
-}
+export type ExchangeCodeOptions = OAuthClient.ExchangeCodeOptions
 
 /**
  * @since 0.2.0
+ * @category options
  */
-export interface BeginAuthorizationOptions {
-  readonly scope?: string | ReadonlyArray<string> | undefined
-  readonly showDialog?: boolean | undefined
-  /** Random (256 bits) when not given. */
-  readonly state?: string | undefined
-}
+export type BeginAuthorizationOptions = OAuthClient.BeginAuthorizationOptions
 
 /**
  * A sign-in in progress: send the user to `url`, keep `state` and `codeVerifier` (server-side, never in the page)
  * until the callback, then pass them to `completeAuthorization`.
  *
  * @since 0.2.0
+ * @category models
  */
-export interface PendingAuthorization {
-  readonly url: string
-  readonly state: string
-  readonly codeVerifier: Redacted.Redacted<string>
-}
+export type PendingAuthorization = OAuthClient.PendingAuthorization
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface AuthorizationCodeService extends TokenProviderService {
   /**
@@ -109,13 +87,14 @@ export interface AuthorizationCodeService extends TokenProviderService {
   readonly beginAuthorization: (options?: BeginAuthorizationOptions) => Effect.Effect<PendingAuthorization>
   /**
    * Finishes a sign-in: `parseResponseUrl` with the pending state, then `exchangeCode` with its verifier. The
-   * tokens are cached.
+   * tokens are cached. Single-use: a pending sign-in is used up by the token endpoint's answer (a token or a
+   * refusal); after a transport failure or a 5xx the same callback can be completed again.
    *
    * @since 0.2.0
    */
   readonly completeAuthorization: (
     callbackUrl: string,
-    pending: { readonly state: string; readonly codeVerifier: string | Redacted.Redacted<string> }
+    pending: OAuthClient.PendingInput
   ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError | TokenCacheError>
   /**
    * Whether the provider is a public client (no secret).
@@ -137,6 +116,7 @@ export interface AuthorizationCodeService extends TokenProviderService {
  * `AuthorizationCode.parseResponseUrl`.)
  *
  * @since 0.1.0
+ * @category parsing
  */
 export const parseResponseUrl: (
   url: string,
@@ -144,27 +124,22 @@ export const parseResponseUrl: (
 ) => Effect.Effect<string, AuthenticationError> = Protocol.parseResponseUrl
 
 /**
- * An authorization-code provider: the protocol steps of an `OAuthClient` (sign-in URLs, code exchange with PKCE) and
- * ownership of the user's token: served from `tokenCache` and renewed with the refresh token, one request however
- * many callers wait. See {@link AuthorizationCode.make}.
+ * The provider and what its owner reads synchronously (the Promise facade's fast path).
+ *
+ * @internal
  */
-const make = (
-  options: Options = {}
-): Effect.Effect<AuthorizationCodeService, ConfigurationError, HttpClient.HttpClient> =>
+export const makeOwned = (options: Options = {}) =>
   Effect.gen(function* () {
     const resolved = yield* Provider.resolve(options)
-    const redirectUri = yield* resolveRedirectUri(options.redirectUri)
-    const oauth = Protocol.make({ ...resolved, redirectUri }, resolved.endpoint)
+    const { oauth, redirectUri } = resolved
     const bootstrap = secretValue(options.refreshToken)
-    const initialRefreshToken = bootstrap ? Redacted.make(bootstrap) : undefined
-
-    // TODO(A): the refresh grant could be `oauth.refresh` once refreshGrant.ts takes a protocol instead of an endpoint
-    const refresh = RefreshGrant.make(resolved.endpoint, {
-      initialRefreshToken,
+    const refresh = RefreshGrant.make(oauth, {
+      initialRefreshToken: bootstrap ? Redacted.make(bootstrap) : undefined,
       noTokenMessage: "no token: call exchangeCode first (or pass a refreshToken)"
     })
     // A shared refresh token is used only under the fleet lock: no renewal while the cache is unreachable.
-    const { service, store } = yield* Provider.makeService("AuthorizationCode", resolved, refresh, "fail")
+    const { peek, service, store } = yield* Provider.makeService("AuthorizationCode", resolved, refresh, "fail")
+    const signIns = SignIns.make()
 
     const keep = (token: TokenInfo) => Effect.as(store(token), token)
 
@@ -179,28 +154,38 @@ const make = (
 
     const completeAuthorization = Effect.fn("AuthorizationCode.completeAuthorization")(function* (
       callbackUrl: string,
-      pending: { readonly state: string; readonly codeVerifier: string | Redacted.Redacted<string> }
+      pending: OAuthClient.PendingInput
     ) {
-      const token = yield* keep(yield* oauth.completeAuthorization(callbackUrl, pending))
+      const token = yield* keep(yield* signIns.once(pending, oauth.completeAuthorization(callbackUrl, pending)))
       yield* Effect.logDebug("AuthorizationCode: code exchanged for tokens")
       return token
     })
 
-    const authorizationCode: AuthorizationCodeService = Object.assign(service, {
+    const authorizationCode: AuthorizationCodeService = {
+      ...service,
       getAuthorizationUrl: oauth.authorizationUrl,
       exchangeCode,
       beginAuthorization: oauth.beginAuthorization,
       completeAuthorization,
       publicClient: resolved.publicClient,
       redirectUri
-    })
-    return authorizationCode
+    }
+    return { service: authorizationCode, peek }
   })
+
+/**
+ * An authorization-code provider in the current `Scope` (background renewals and retried cache writes run in it).
+ */
+const make = (
+  options: Options = {}
+): Effect.Effect<AuthorizationCodeService, ConfigurationError, HttpClient.HttpClient | Scope.Scope> =>
+  Effect.map(makeOwned(options), ({ service }) => service)
 
 /**
  * The provider and the tag it stands under. `layer` supplies it as both `AuthorizationCode` and `TokenProvider`.
  *
  * @since 0.1.0
+ * @category tags
  */
 export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCode")<
   AuthorizationCode,
@@ -209,7 +194,8 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
   /**
    * An authorization-code provider (user-scoped tokens): `getAuthorizationUrl`/`beginAuthorization` for the sign-in,
    * `exchangeCode`/`completeAuthorization` for the callback, then `getAccessToken` renews with the refresh token
-   * (the cached one, else the `refreshToken` option). Fails with `ConfigurationError` for missing or bad options.
+   * (the cached one, else the `refreshToken` option). Background renewals run in the `Scope`. Fails with
+   * `ConfigurationError` for missing or bad options.
    *
    * @example
    * ```ts
@@ -255,7 +241,6 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
   static layer(
     options: Options = {}
   ): Layer.Layer<AuthorizationCode | TokenProvider, ConfigurationError, HttpClient.HttpClient> {
-    // scoped: background renewals (`refreshAhead`) end with the layer
     return Layer.scopedContext(
       Effect.map(make(options), (service) =>
         Context.make(AuthorizationCode, service).pipe(Context.add(TokenProvider, service))

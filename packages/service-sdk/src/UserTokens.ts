@@ -103,7 +103,7 @@ export const make = (
     const { store } = options
     const idleTimeToLive = yield* positiveDuration(options.idleTimeToLive, "5 minutes", "idleTimeToLive")
     // resolved once: credentials, endpoint, skew…; each user gets their own cache and single flight
-    const resolved = yield* Provider.resolve({ ...options, tokenCache: undefined })
+    const resolved = yield* Provider.resolve({ ...options, tokenCache: undefined }, { redirectUri: false })
 
     interface UserState {
       readonly service: TokenProviderService
@@ -112,9 +112,9 @@ export const make = (
     }
     const users = yield* RcMap.make({
       idleTimeToLive,
-      lookup: (userId: string): Effect.Effect<UserState> => {
+      lookup: (userId: string): Effect.Effect<UserState, never, Scope.Scope> => {
         const cache = store(userId)
-        const refresh = RefreshGrant.make(resolved.endpoint, { noTokenMessage: NOT_SIGNED_IN })
+        const refresh = RefreshGrant.make(resolved.oauth, { noTokenMessage: NOT_SIGNED_IN })
         // The store's entry decides: a user whose entry is gone was signed out (maybe by another process sharing the
         // store), so their refresh token is not used again. A store that cannot be read does not block the renewal.
         const renew = (current: Option.Option<TokenInfo>) =>

@@ -13,14 +13,14 @@ export { type AuthorizeLocalOptions, authorizeLocal } from "./authorizeLocal.js"
  *
  * @since 0.1.0
  */
-export * as ClientCredentials from "./ClientCredentials.js"
+export { ClientCredentials } from "./ClientCredentials.js"
 /**
  * The OAuth protocol, stateless: one Effect per protocol step (authorization URL, sign-in, code exchange, refresh,
  * client credentials), each returning a `TokenInfo`, nothing cached.
  *
  * @since 0.3.0
  */
-export * as OAuthClient from "./OAuthClient.js"
+export { OAuthClient } from "./OAuthClient.js"
 /**
  * PKCE (RFC 7636): a one-time verifier and its S256 challenge for sign-in flows of your own.
  *

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Option, Redacted, TestClock } from "effect"
 import { AuthenticationError, AuthorizationCode, TokenCache, TokenProvider } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { type MockHandler, MockHttpClient } from "service-sdk/testing"
 import {
   AUTH_URL,
   authorizationCodeLayer,
@@ -73,7 +73,7 @@ describe("AuthorizationCode.getAuthorizationUrl", () => {
     })
   )
 
-  it.effect("has no redirect_uri parameter when none is configured", () =>
+  it.scoped("has no redirect_uri parameter when none is configured", () =>
     Effect.gen(function* () {
       const provider = yield* AuthorizationCode.make(credentials)
       const url = new URL(provider.getAuthorizationUrl({ state: "s" }))
@@ -228,7 +228,7 @@ describe("AuthorizationCode.exchangeCode", () => {
     }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens({ refresh_token: "r" }))))
   )
 
-  it.effect("a missing redirectUri is a ConfigurationError naming the option and variable", () =>
+  it.scoped("a missing redirectUri is a ConfigurationError naming the option and variable", () =>
     Effect.gen(function* () {
       const provider = yield* AuthorizationCode.make(credentials)
       const error = yield* Effect.flip(provider.exchangeCode("code"))
@@ -434,5 +434,81 @@ describe("AuthorizationCode refresh", () => {
       expect((error as AuthenticationError).payload?.error).toBe("invalid_grant")
       expect(value(Option.getOrThrow(yield* cache.get).accessToken)).toBe("tok-1")
     })
+  )
+})
+
+describe("AuthorizationCode sign-in: a pending sign-in is used up only by the token endpoint's answer", () => {
+  const complete = (callback: string, pending: AuthorizationCode.Pending) =>
+    Effect.flatMap(AuthorizationCode, (provider) => provider.completeAuthorization(callback, pending))
+  const begin = (state?: string) =>
+    Effect.flatMap(AuthorizationCode, (provider) => provider.beginAuthorization(state === undefined ? {} : { state }))
+  const answerWith = (handler: MockHandler) => Effect.flatMap(MockHttpClient, (mock) => mock.setHandler(handler))
+
+  it.effect("a second completion fails at once, without a request; concurrent completions make one exchange", () =>
+    Effect.gen(function* () {
+      const pending = yield* begin("fixed-state")
+      const callback = "?code=c1&state=fixed-state"
+      yield* complete(callback, pending)
+      const again = yield* Effect.flip(complete(callback, pending))
+      expect(again).toBeInstanceOf(AuthenticationError)
+      expect(again.message).toContain("single-use")
+      expect((again as AuthenticationError).payload?.error).toBe("invalid_grant")
+      expect(yield* requestCount).toBe(1)
+      const racing = yield* begin()
+      const outcomes = yield* Effect.all(
+        Array.from({ length: 5 }, () => Effect.either(complete(`?code=c2&state=${racing.state}`, racing))),
+        { concurrency: "unbounded" }
+      )
+      expect(outcomes.filter(Either.isRight)).toHaveLength(1)
+      expect(yield* requestCount).toBe(2)
+      // a new sign-in with the same (caller-chosen) state is another pending sign-in
+      const second = yield* begin("fixed-state")
+      expect(value((yield* complete("?code=c3&state=fixed-state", second)).accessToken)).toBe("tok-3")
+    }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens({ refresh_token: "r" }))))
+  )
+
+  it.effect("a refusal of the token endpoint (invalid_grant) uses it up", () =>
+    Effect.gen(function* () {
+      const pending = yield* begin()
+      const callback = `?code=c&state=${pending.state}`
+      yield* answerWith(() => oauthError(400, "invalid_grant"))
+      const refused = yield* Effect.flip(complete(callback, pending))
+      expect((refused as AuthenticationError).status).toBe(400)
+      yield* answerWith(numberedTokens({ refresh_token: "r" }))
+      const retried = yield* Effect.flip(complete(callback, pending))
+      expect(retried.message).toContain("single-use")
+      expect(yield* requestCount).toBe(1)
+    }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens())))
+  )
+
+  it.effect("after a 5xx or a transport failure the same callback can be completed again", () =>
+    Effect.gen(function* () {
+      const pending = yield* begin()
+      const callback = `?code=c&state=${pending.state}`
+      yield* answerWith(() => MockHttpClient.json({ error: "server_error" }, 503))
+      const unavailable = yield* Effect.flip(complete(callback, pending))
+      expect(unavailable._tag).toBe("TransportError")
+      yield* answerWith(() => ({ transportError: "connection refused" }))
+      const refused = yield* Effect.flip(complete(callback, pending))
+      expect(refused._tag).toBe("TransportError")
+      yield* answerWith(() => tokenResponse("tok-late", { refresh_token: "r" }))
+      const token = yield* complete(callback, pending)
+      expect(value(token.accessToken)).toBe("tok-late")
+      expect(yield* getToken).toBe("tok-late")
+      // now it is used up
+      expect((yield* Effect.flip(complete(callback, pending))).message).toContain("single-use")
+      expect(yield* requestCount).toBe(3)
+    }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens(), { maxRetries: 0 })))
+  )
+
+  it.effect("a forged callback (another state) uses nothing up", () =>
+    Effect.gen(function* () {
+      const pending = yield* begin()
+      const forged = yield* Effect.flip(complete("?code=evil&state=forged", pending))
+      expect(forged.message).toContain("state mismatch")
+      const token = yield* complete(`?code=c&state=${pending.state}`, pending)
+      expect(value(token.accessToken)).toBe("tok-1")
+      expect(yield* requestCount).toBe(1)
+    }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens({ refresh_token: "r" }))))
   )
 })

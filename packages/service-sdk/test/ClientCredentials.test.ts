@@ -127,7 +127,7 @@ describe("TokenProvider.static and TestTokenProvider", () => {
 })
 
 describe("MockHttpClient", () => {
-  it.effect("records method, url, lower-cased headers, body and form", () =>
+  it.scoped("records method, url, lower-cased headers, body and form", () =>
     Effect.gen(function* () {
       yield* ClientCredentials.make({ ...credentials, scope: "s" }).pipe(Effect.flatMap((p) => p.getAccessToken))
       const [request] = yield* requests
@@ -139,7 +139,7 @@ describe("MockHttpClient", () => {
     }).pipe(Effect.provide(MockHttpClient.layer(numberedTokens())))
   )
 
-  it.effect("script answers in turn and repeats the last; setHandler replaces the handler", () =>
+  it.scoped("script answers in turn and repeats the last; setHandler replaces the handler", () =>
     Effect.gen(function* () {
       const provider = yield* ClientCredentials.make({ ...credentials, skew: 0 })
       const mock = yield* MockHttpClient

@@ -29,7 +29,7 @@ import { type MockHandler, MockHttpClient, type MockResponse } from "service-sdk
 import { BrowserOpener, BrowserOpenError, browserCommand } from "../src/internal/local/browser.js"
 import { escapeHtml, failurePage, successPage } from "../src/internal/local/pages.js"
 import { parseLoopbackRedirect } from "../src/internal/local/redirectUri.js"
-import { generateState, STATE_BYTES } from "../src/internal/local/state.js"
+import { generateState, STATE_BYTES } from "../src/internal/state.js"
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Helpers: real loopback sockets, a mock token endpoint, and a browser stand-in.

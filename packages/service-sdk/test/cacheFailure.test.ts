@@ -18,7 +18,7 @@ const logLines = (lines: Array<string>) =>
   )
 
 describe("a cache that cannot store", () => {
-  it.effect("a renewal still serves its token, warns without the token, and the next call makes no request", () =>
+  it.scoped("a renewal still serves its token, warns without the token, and the next call makes no request", () =>
     Effect.gen(function* () {
       const lines: Array<string> = []
       const seed = yield* Ref.make(Option.none<TokenInfo>())

@@ -32,6 +32,7 @@ const firstTokenRequest = (options: ClientCredentials.Options, entries: Readonly
 const configurationError = (options: ClientCredentials.Options, entries: Readonly<Record<string, string>>) =>
   ClientCredentials.make(options).pipe(
     Effect.flip,
+    Effect.scoped,
     Effect.provide(MockHttpClient.layer(numberedTokens())),
     Effect.withConfigProvider(env(entries))
   )
@@ -107,7 +108,7 @@ describe("configuration", () => {
     })
   )
 
-  it.effect("invalid timeout, maxRetries and skew are ConfigurationErrors", () =>
+  it.scoped("invalid timeout, maxRetries and skew are ConfigurationErrors", () =>
     Effect.gen(function* () {
       const base = { clientId: "i", clientSecret: "s" }
       for (const options of [
@@ -141,7 +142,7 @@ describe("configuration", () => {
     })
   )
 
-  it.effect("an invalid redirectUri is a ConfigurationError", () =>
+  it.scoped("an invalid redirectUri is a ConfigurationError", () =>
     Effect.gen(function* () {
       const error = yield* AuthorizationCode.make({ clientId: "i", clientSecret: "s", redirectUri: "::nope" }).pipe(
         Effect.flip,

@@ -157,7 +157,7 @@ describe("entries are bound to their client", () => {
     })
   )
 
-  it.effect("two clients on one cache never get each other's token", () =>
+  it.scoped("two clients on one cache never get each other's token", () =>
     Effect.gen(function* () {
       const cache = yield* TokenCache.memory()
       const one = yield* ClientCredentialsOn(cache, "client-one", "scope-one")

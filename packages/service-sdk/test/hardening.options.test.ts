@@ -3,7 +3,7 @@
  * default HTTP client as with a mock one, and bad values are named, never clamped.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Layer } from "effect"
+import { Cause, Effect, Layer, type Scope } from "effect"
 import { AuthorizationCode, ClientCredentials, ServiceClient, TokenProvider, TokenStore } from "service-sdk"
 import {
   AsyncAuthorizationCode,
@@ -190,7 +190,8 @@ describe.each(clients)("Promise constructors with the $name", ({ options: client
 
 describe("Effect constructors reject the same values", () => {
   const http = MockHttpClient.layer(() => MockHttpClient.json({}))
-  const failure = <E>(effect: Effect.Effect<unknown, E, never>) => Effect.runSync(Effect.flip(effect))
+  const failure = <E>(effect: Effect.Effect<unknown, E, Scope.Scope>) =>
+    Effect.runSync(Effect.flip(Effect.scoped(effect)))
 
   it("ClientCredentials, AuthorizationCode and ServiceClient name the option", () => {
     const cc = (options: ClientCredentials.Options) =>
@@ -201,15 +202,9 @@ describe("Effect constructors reject the same values", () => {
     expect(cc({ clientSecret: js(7) }).message).toMatch(/^clientSecret must be/)
     const ac = failure(AuthorizationCode.make({ ...credentials, refreshToken: js({}) }).pipe(Effect.provide(http)))
     expect(ac.message).toMatch(/^refreshToken must be/)
-    // the layer's type has no error channel: a bad option ends its construction as a defect, still the typed error
-    const sc = Effect.runSync(
-      Layer.build(ServiceClient.layerAccessToken("t", { maxRetryAfter: 0 })).pipe(
-        Effect.scoped,
-        Effect.provide(http),
-        Effect.sandbox,
-        Effect.flip,
-        Effect.map(Cause.squash)
-      )
+    // the layers fail with it too, in their error channel
+    const sc = failure(
+      Layer.build(ServiceClient.layerAccessToken("t", { maxRetryAfter: 0 })).pipe(Effect.provide(http))
     )
     expect(sc).toBeInstanceOf(ConfigurationError)
     expect((sc as ConfigurationError).message).toMatch(/^maxRetryAfter must be a positive duration/)

@@ -75,7 +75,7 @@ const echo = (request: RecordedRequest) =>
   }`
 
 describe("a server echoing the request never leaks a secret", () => {
-  it.effect("token endpoint errors, logs and spans (code + verifier, refresh, client credentials)", () => {
+  it.scoped("token endpoint errors, logs and spans (code + verifier, refresh, client credentials)", () => {
     const tracing = makeRecordingTracer()
     const recorder = makeLeakRecorder(CANARIES)
     let call = 0
@@ -187,7 +187,7 @@ describe("a server echoing the request never leaks a secret", () => {
     )
   })
 
-  it.effect("bad authUrl and redirectUri messages never echo user:password@", () =>
+  it.scoped("bad authUrl and redirectUri messages never echo user:password@", () =>
     Effect.gen(function* () {
       const http = MockHttpClient.layer(() => MockHttpClient.json({}))
       const auth = yield* Effect.flip(

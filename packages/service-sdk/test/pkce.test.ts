@@ -234,7 +234,7 @@ describe("public client configuration", () => {
   const env = (vars: Record<string, string>) =>
     Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(vars))))
 
-  it.effect("needs no secret and never reads SERVICE_SDK_CLIENT_SECRET", () =>
+  it.scoped("needs no secret and never reads SERVICE_SDK_CLIENT_SECRET", () =>
     Effect.gen(function* () {
       const ac = yield* AuthorizationCode.make({ redirectUri: REDIRECT_URI, authUrl: AUTH_URL, publicClient: true })
       yield* ac.exchangeCode("code-1", { codeVerifier: VERIFIER })
@@ -248,7 +248,7 @@ describe("public client configuration", () => {
     )
   )
 
-  it.effect("a public client still needs a client id; a secret passed anyway is never sent", () =>
+  it.scoped("a public client still needs a client id; a secret passed anyway is never sent", () =>
     Effect.gen(function* () {
       const missing = yield* Effect.flip(AuthorizationCode.make({ authUrl: AUTH_URL, publicClient: true }))
       expect(missing.message).toContain("SERVICE_SDK_CLIENT_ID")
@@ -262,7 +262,7 @@ describe("public client configuration", () => {
     }).pipe(Effect.provide(MockHttpClient.layer(numberedTokens({ refresh_token: "r" }))))
   )
 
-  it.effect("ClientCredentials still requires a secret, whatever plain JS passes", () =>
+  it.scoped("ClientCredentials still requires a secret, whatever plain JS passes", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(
         ClientCredentials.make({ clientId: "id", authUrl: AUTH_URL, publicClient: true } as ClientCredentials.Options)

@@ -63,7 +63,12 @@ describe("properties", () => {
     ({ clientId, path, port, query, scope, showDialog, state }) =>
       Effect.gen(function* () {
         const redirectUri = `http://127.0.0.1:${port}${path}${query === "" ? "" : `?${query}`}`
-        const provider = yield* AuthorizationCode.make({ clientId, clientSecret: "s", authUrl: AUTH_URL, redirectUri })
+        const provider = yield* AuthorizationCode.make({
+          clientId,
+          clientSecret: "s",
+          authUrl: AUTH_URL,
+          redirectUri
+        }).pipe(Effect.scoped)
         const url = new URL(provider.getAuthorizationUrl({ state, scope, showDialog }))
         expect(`${url.origin}${url.pathname}`).toBe(`${AUTH_URL}/authorize`)
         expect(url.searchParams.get("response_type")).toBe("code")

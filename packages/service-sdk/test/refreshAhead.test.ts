@@ -116,7 +116,7 @@ describe("refreshAhead", () => {
     }).pipe(Effect.provide(provider(delayedAfterFirst("1 second"), { skew: "30 seconds" })))
   )
 
-  it.effect("bad values are a ConfigurationError naming refreshAhead", () =>
+  it.scoped("bad values are a ConfigurationError naming refreshAhead", () =>
     Effect.gen(function* () {
       for (const refreshAhead of [-1, 0, Number.NaN, "soon", Number.POSITIVE_INFINITY] as const) {
         const exit = yield* Effect.exit(

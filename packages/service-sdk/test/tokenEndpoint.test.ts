@@ -184,7 +184,7 @@ describe("token endpoint wire format", () => {
     }).pipe(Effect.provide(clientCredentialsLayer(() => ({ status: 403, body: "<html>Forbidden</html>" }))))
   )
 
-  it.effect("ClientCredentials.make builds the service on the given HttpClient", () =>
+  it.scoped("ClientCredentials.make builds the service on the given HttpClient", () =>
     Effect.gen(function* () {
       const provider = yield* ClientCredentials.make(credentials)
       expect(value(yield* provider.getAccessToken)).toBe("tok-1")

@@ -270,13 +270,19 @@ export interface ResolvedProtocol {
   readonly maxRetries: number
 }
 
-/** Every protocol option checked and resolved (explicit, then environment, then defaults): a ConfigurationError names the first bad one. */
-export const resolveProtocol = (options: OAuthClientOptions): Effect.Effect<ResolvedProtocol, ConfigurationError> =>
+/**
+ * Every protocol option checked and resolved (explicit, then environment, then defaults): a ConfigurationError names
+ * the first bad one. `redirectUri: false` for a client that never signs users in (no redirect URI is read).
+ */
+export const resolveProtocol = (
+  options: OAuthClientOptions,
+  { redirectUri: withRedirectUri = true }: { readonly redirectUri?: boolean } = {}
+): Effect.Effect<ResolvedProtocol, ConfigurationError> =>
   Effect.gen(function* () {
     yield* checkProviderOptions(options)
     const { clientId, clientSecret } = yield* resolveCredentials(options)
     const authUrl = yield* resolveUrl(options.authUrl, "authUrl")
-    const redirectUri = yield* resolveRedirectUri(options.redirectUri)
+    const redirectUri = withRedirectUri ? yield* resolveRedirectUri(options.redirectUri) : undefined
     const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")
     const maxRetries = yield* retryCount(options.maxRetries)
     return { clientId, clientSecret, authUrl, redirectUri, scope: normalizeScope(options.scope), timeout, maxRetries }

@@ -5,26 +5,23 @@
  */
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { createHash } from "node:crypto"
 import * as Pkce from "../Pkce.js"
 import { AuthenticationError, ConfigurationError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
-import { ENV, normalizeScope, secretValue } from "./config.js"
-import { generateState } from "./local/state.js"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import { ENV, normalizeScope, type ResolvedProtocol, secretValue } from "./config.js"
 import type {
   AuthorizationUrlOptions,
   BeginAuthorizationOptions,
+  ExchangeCodeOptions,
   PendingAuthorization,
+  PendingInput,
+  ScopeOptions,
   Service
 } from "../OAuthClient.js"
 import { cleanUntrustedText } from "./redact.js"
-import type * as TokenEndpoint from "./tokenEndpoint.js"
-
-/** The pending sign-in as `completeAuthorization` takes it back. */
-export interface PendingInput {
-  readonly state: string
-  readonly codeVerifier: string | Redacted.Redacted<string>
-}
+import { generateState } from "./state.js"
+import * as TokenEndpoint from "./tokenEndpoint.js"
 
 const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
   new AuthenticationError({ message, payload })
@@ -90,31 +87,6 @@ export const parseResponseUrl = (
     Effect.zipRight(checkState(query, options?.expectedState), readCode(query))
   )
 
-/** How many completed sign-ins an `OAuthClient` remembers, to refuse a second completion of the same one. */
-export const COMPLETED_MEMORY = 10_000
-
-/**
- * The sign-ins completed through one client: a bounded memory (oldest forgotten first) of a digest of each pending
- * sign-in (its state and verifier, never kept in clear), so that a pending authorization is single-use.
- */
-const completedSignIns = () => {
-  const seen = new Set<string>()
-  const keyOf = (pending: PendingInput) =>
-    createHash("sha256")
-      .update(`${pending.state}\u0000${secretValue(pending.codeVerifier) ?? ""}`)
-      .digest("base64url")
-  return {
-    /** false when `pending` was completed already; else remembers it. */
-    claim: (pending: PendingInput): boolean => {
-      const key = keyOf(pending)
-      if (seen.has(key)) return false
-      seen.add(key)
-      if (seen.size > COMPLETED_MEMORY) seen.delete(seen.values().next().value!)
-      return true
-    }
-  }
-}
-
 /** What the protocol steps need beside the token endpoint (which holds the client's credentials). */
 export interface ProtocolConfig {
   readonly clientId: string
@@ -128,7 +100,6 @@ export interface ProtocolConfig {
 /** The protocol steps of one client over `endpoint`. */
 export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoint): Service => {
   const { publicClient } = config
-  const completed = completedSignIns()
 
   // RFC 6749 §4.1.1, RFC 7636 §4.3
   const authorizationUrl = (options: AuthorizationUrlOptions = {}) => {
@@ -164,7 +135,7 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
   // RFC 6749 §4.1.3
   const exchangeCode = Effect.fn("OAuthClient.exchangeCode")(function* (
     code: string,
-    options: { readonly codeVerifier?: string | Redacted.Redacted<string> | undefined } = {}
+    options: ExchangeCodeOptions = {}
   ) {
     if (typeof code !== "string") {
       return yield* new ConfigurationError({ message: "the authorization code must be a string" })
@@ -210,14 +181,6 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
     }
     const query = yield* callbackQuery(callbackUrl)
     yield* checkState(query, pending.state)
-    // the answer to this sign-in has arrived (a code or an error): the pending sign-in is used up
-    if (!completed.claim(pending)) {
-      // RFC 6749 §5.2: the grant was used already
-      return yield* authFailure("this sign-in was completed already: a pending authorization is single-use", {
-        error: "invalid_grant",
-        error_description: "the pending authorization was completed already"
-      })
-    }
     const code = yield* readCode(query)
     return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier })
   })
@@ -225,7 +188,7 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
   // RFC 6749 §6: a response without a refresh token keeps the one sent
   const refresh = Effect.fn("OAuthClient.refresh")(function* (
     refreshToken: string | Redacted.Redacted<string>,
-    options: { readonly scope?: string | ReadonlyArray<string> | undefined } = {}
+    options: ScopeOptions = {}
   ) {
     const value = secretValue(refreshToken)
     if (typeof value !== "string" || value.trim() === "") {
@@ -241,9 +204,7 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
   })
 
   // RFC 6749 §4.4: a confidential client only (§2.1)
-  const clientCredentials = Effect.fn("OAuthClient.clientCredentials")(function* (
-    options: { readonly scope?: string | ReadonlyArray<string> | undefined } = {}
-  ) {
+  const clientCredentials = Effect.fn("OAuthClient.clientCredentials")(function* (options: ScopeOptions = {}) {
     if (publicClient) {
       return yield* authFailure("a public client cannot use the client credentials grant (RFC 6749 §4.4)", {
         error: "unauthorized_client",
@@ -256,6 +217,10 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
 
   return { authorizationUrl, beginAuthorization, completeAuthorization, exchangeCode, refresh, clientCredentials }
 }
+
+/** The protocol steps of a resolved client on `httpClient` (the token endpoint bound to its credentials). */
+export const fromResolved = (resolved: ResolvedProtocol, httpClient: HttpClient.HttpClient): Service =>
+  make({ ...resolved, publicClient: resolved.clientSecret === undefined }, TokenEndpoint.make(resolved, httpClient))
 
 const withRefreshToken = (token: TokenInfo, refreshToken: Redacted.Redacted<string>): TokenInfo =>
   new TokenInfo({ ...token, refreshToken })

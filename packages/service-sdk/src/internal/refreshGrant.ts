@@ -1,14 +1,15 @@
 /**
- * The refresh token grant (RFC 6749 §6) as a renewal for the single flight: shared by `AuthorizationCode` (one user)
- * and `UserTokens` (one per user), so the `invalid_grant` rule lives in one place.
+ * Renewal with the refresh token (RFC 6749 §6) for the single flight: which refresh token to send and what an
+ * `invalid_grant` means, shared by `AuthorizationCode` (one user) and `UserTokens` (one per user), so the rule lives
+ * in one place. The request itself is the protocol's `OAuthClient.refresh`.
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as OAuthClient from "../OAuthClient.js"
 import { AuthenticationError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
 import { RefreshRejected } from "./singleFlight.js"
-import type * as TokenEndpoint from "./tokenEndpoint.js"
 
 export interface Options {
   /** A refresh token to start from when the cache has none (the constructor's `refreshToken`). */
@@ -21,7 +22,7 @@ const authFailure = (message: string, payload?: AuthenticationError["payload"]) 
   new AuthenticationError({ message, payload })
 
 /** A renewal function: each call of `make` has its own memory of rejected refresh tokens. */
-export const make = (endpoint: TokenEndpoint.TokenEndpoint, options: Options) => {
+export const make = (oauth: Pick<OAuthClient.Service, "refresh">, options: Options) => {
   const { initialRefreshToken } = options
   // Refresh tokens the server answered `invalid_grant` to in this process: never sent again (RFC 6749 §5.2).
   const rejectedHere = new Set<string>()
@@ -58,15 +59,12 @@ export const make = (endpoint: TokenEndpoint.TokenEndpoint, options: Options) =>
           : authFailure(options.noTokenMessage)
       )
     }
-    return endpoint({ grant_type: "refresh_token", refresh_token: refreshToken }).pipe(
-      Effect.map(
-        (token) =>
-          new TokenInfo({
-            accessToken: token.accessToken,
-            expiresAt: token.expiresAt,
-            refreshToken: token.refreshToken ?? refreshToken,
-            scope: token.scope ?? Option.getOrUndefined(Option.flatMapNullable(current, (t) => t.scope))
-          })
+    // the protocol keeps the refresh token sent when the response has none; the scope is kept here
+    return oauth.refresh(refreshToken).pipe(
+      Effect.map((token) =>
+        token.scope !== undefined || Option.isNone(current) || current.value.scope === undefined
+          ? token
+          : new TokenInfo({ ...token, scope: current.value.scope })
       ),
       Effect.catchIf(
         (error) => error._tag === "AuthenticationError" && error.payload?.error === "invalid_grant",
