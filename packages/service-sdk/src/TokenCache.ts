@@ -12,6 +12,7 @@ import * as Duration from "effect/Duration"
 import * as FiberRef from "effect/FiberRef"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Config from "./internal/config.js"
 import * as FileLock from "./internal/fileLock.js"
 import { describeCause, safeCause } from "./internal/redact.js"
 import { ConfigurationError, TokenCacheError } from "./ServiceError.js"
@@ -140,23 +141,34 @@ export interface FileOptions {
  */
 export const fileLockOptions = (options: FileOptions | undefined) =>
   Effect.gen(function* () {
-    const check = (value: Duration.DurationInput | undefined, fallback: Duration.Duration, name: string) =>
-      Effect.suspend(() => {
-        if (value === undefined) return Effect.succeed(fallback)
-        const decoded = Option.filter(
-          Duration.decodeUnknown(value),
-          (d) => Duration.isFinite(d) && Duration.toMillis(d) >= 1 && Duration.toMillis(d) <= 2 ** 31 - 1
-        )
-        return Option.match(decoded, {
-          onNone: () => Effect.fail(new ConfigurationError({ message: `${name} must be a positive, finite duration` })),
-          onSome: Effect.succeed
-        })
-      })
+    const check = (value: Duration.DurationInput | undefined, fallback: Duration.Duration, option: string) =>
+      durationOption(value, { option, fallback, maxMillis: 2 ** 31 - 1 })
     return {
       ttl: yield* check(options?.lockTtl, FileLock.defaultOptions.ttl, "lockTtl"),
       wait: yield* check(options?.lockWait, FileLock.defaultOptions.wait, "lockWait")
     } satisfies FileLock.FileLockOptions
   })
+
+/**
+ * The SDK's one rule for duration options, for caches of your own (`@service-sdk/redis` uses it): negative, NaN,
+ * infinite, unreadable or out-of-range values are a ConfigurationError naming the option, never clamped.
+ *
+ * @since 0.4.0
+ * @category options
+ */
+export const durationOption: (
+  value: unknown,
+  options: {
+    /** The name in the message, e.g. `"lockTtl"`. */
+    readonly option: string
+    /** Used when `value` is undefined. */
+    readonly fallback: Duration.DurationInput
+    /** `"positive"` (the default) or `"zero"` when zero is meaningful. */
+    readonly min?: "zero" | "positive" | undefined
+    /** The longest allowed, in milliseconds. */
+    readonly maxMillis?: number | undefined
+  }
+) => Effect.Effect<Duration.Duration, ConfigurationError> = Config.durationOption
 
 /**
  * A cache in a JSON file, for command-line tools and for the processes of one machine. Writes are atomic (a temp

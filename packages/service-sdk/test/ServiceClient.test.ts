@@ -596,7 +596,7 @@ describe("ServiceClient options", () => {
     })
   )
 
-  it.effect("an invalid apiUrl: make fails with ConfigurationError; layer (error channel never) dies with it", () =>
+  it.effect("an invalid apiUrl: make and layer fail with ConfigurationError in the error channel", () =>
     Effect.gen(function* () {
       const made = yield* Effect.flip(ServiceClient.make({ apiUrl: "not a url" })).pipe(
         Effect.provide(
@@ -622,10 +622,10 @@ describe("ServiceClient options", () => {
           )
         )
       )
-      expect(Exit.isFailure(exit) && exit.cause._tag === "Die").toBe(true)
-      if (Exit.isFailure(exit) && exit.cause._tag === "Die") {
-        expect((exit.cause.defect as { _tag: string })._tag).toBe("ConfigurationError")
-        expect((exit.cause.defect as { message: string }).message).toContain("apiUrl")
+      expect(Exit.isFailure(exit) && exit.cause._tag === "Fail").toBe(true)
+      if (Exit.isFailure(exit) && exit.cause._tag === "Fail") {
+        expect(exit.cause.error._tag).toBe("ConfigurationError")
+        expect(exit.cause.error.message).toContain("apiUrl")
       }
     })
   )

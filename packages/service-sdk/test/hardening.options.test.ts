@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Layer, type Scope } from "effect"
-import { AuthorizationCode, ClientCredentials, ServiceClient, TokenProvider, TokenStore } from "service-sdk"
+import { AuthorizationCode, ClientCredentials, ServiceClient, TokenCache, TokenProvider, TokenStore } from "service-sdk"
 import {
   AsyncAuthorizationCode,
   AsyncClientCredentials,
@@ -261,4 +261,32 @@ describe("a given access token must be visible ASCII (RFC 6750 §2.1)", () => {
       }
     })
   }
+})
+
+describe("one rule for duration options: NaN (the number or the text) is refused the same everywhere", () => {
+  const nans = [Number.NaN, "NaN", "NaN seconds", [Number.NaN, 0]] as const
+  const messageOf = <E extends { readonly message: string }>(effect: Effect.Effect<unknown, E, Scope.Scope>) =>
+    Effect.runSync(Effect.flip(Effect.scoped(effect))).message
+
+  it("providers, clients, the file cache and caches of your own (TokenCache.durationOption)", () => {
+    const http = MockHttpClient.layer(() => MockHttpClient.json({}))
+    for (const nan of nans) {
+      const value = nan as never
+      expect(messageOf(ClientCredentials.make({ ...credentials, timeout: value }).pipe(Effect.provide(http)))).toMatch(
+        /^timeout must be a positive duration, got /
+      )
+      expect(messageOf(ClientCredentials.make({ ...credentials, skew: value }).pipe(Effect.provide(http)))).toMatch(
+        /^skew must be zero or a positive duration, got /
+      )
+      expect(
+        messageOf(Layer.build(ServiceClient.layerAccessToken("t", { maxRetryAfter: value })).pipe(Effect.provide(http)))
+      ).toMatch(/^maxRetryAfter must be a positive duration, got /)
+      expect(messageOf(TokenCache.fileLockOptions({ lockTtl: value }))).toMatch(
+        /^lockTtl must be a duration from 1 ms to 2147483647 ms, got /
+      )
+      expect(messageOf(TokenCache.durationOption(value, { option: "pollInterval", fallback: "1 second" }))).toMatch(
+        /^pollInterval must be a positive duration, got /
+      )
+    }
+  })
 })

@@ -129,51 +129,65 @@ const describeValue = (value: unknown): string =>
 
 /** Whether a duration input is below zero or NaN (Effect's `Duration.decode` would quietly clamp it to zero). */
 const negativeOrNaN = (value: unknown): boolean => {
-  if (typeof value === "number") return Number.isNaN(value) || value < 0
+  if (typeof value === "number") return !(value >= 0)
   if (typeof value === "bigint") return value < 0n
-  if (typeof value === "string") return /^\s*-/.test(value)
-  if (Array.isArray(value)) return value.some((part) => typeof part !== "number" || Number.isNaN(part) || part < 0)
+  if (typeof value === "string") return /^\s*-|nan/i.test(value)
+  if (Array.isArray(value)) return value.some((part) => typeof part !== "number" || !(part >= 0))
   return false
 }
 
-const decodeDuration = (
+/**
+ * The one rule for duration options, everywhere (providers, clients, the file and Redis caches): negative, NaN (the
+ * number or the text), infinite, unreadable, or outside `[min, max]` is a ConfigurationError naming the option, never
+ * clamped. `min`: `"positive"` (the default) or `"zero"` (zero is meaningful, e.g. `skew: 0`); `max`: milliseconds.
+ */
+export const durationOption = (
   value: unknown,
-  option: string,
-  expected: string
+  options: {
+    readonly option: string
+    readonly fallback: Duration.DurationInput
+    readonly min?: "zero" | "positive" | undefined
+    readonly maxMillis?: number | undefined
+  }
 ): Effect.Effect<Duration.Duration, ConfigurationError> => {
-  if (negativeOrNaN(value)) return Effect.fail(invalid(`${option} must be ${expected}, got ${describeValue(value)}`))
-  return Option.match(Duration.decodeUnknown(value), {
-    onNone: () =>
-      Effect.fail(
-        invalid(`${option} is not a valid duration (${expected}, e.g. "30 seconds" or milliseconds as a number)`)
-      ),
-    onSome: (duration) =>
-      Duration.isFinite(duration) ? Effect.succeed(duration) : Effect.fail(invalid(`${option} must be finite`))
-  })
+  const { maxMillis, option } = options
+  const zero = options.min === "zero"
+  const expected =
+    maxMillis !== undefined
+      ? `a duration from ${zero ? 0 : 1} ms to ${maxMillis} ms`
+      : zero
+        ? "zero or a positive duration"
+        : "a positive duration"
+  const input = value ?? options.fallback
+  const fail = (got: string) => Effect.fail(invalid(`${option} must be ${expected}, got ${got}`))
+  if (negativeOrNaN(input)) return fail(describeValue(input))
+  const decoded = Duration.decodeUnknown(input)
+  if (Option.isNone(decoded)) {
+    return Effect.fail(
+      invalid(`${option} is not a valid duration (${expected}, e.g. "30 seconds" or milliseconds as a number)`)
+    )
+  }
+  const duration = decoded.value
+  if (!Duration.isFinite(duration)) return fail("an infinite duration")
+  const millis = Duration.toMillis(duration)
+  if (!zero && !(millis > 0)) return fail("zero")
+  if (maxMillis !== undefined && (millis > maxMillis || (!zero && millis < 1))) return fail(`${millis} ms`)
+  return Effect.succeed(duration)
 }
 
-/**
- * A duration option that must be longer than zero (timeouts, `maxRetryAfter`, `refreshAhead`): negative, zero, NaN,
- * infinite or unreadable values are a ConfigurationError naming the option, never clamped.
- */
+/** A duration option that must be longer than zero (timeouts, `maxRetryAfter`, `refreshAhead`). */
 export const positiveDuration = (
   value: Duration.DurationInput | undefined,
   fallback: Duration.DurationInput,
   option: string
-): Effect.Effect<Duration.Duration, ConfigurationError> =>
-  Effect.filterOrFail(
-    decodeDuration(value ?? fallback, option, "a positive duration"),
-    (duration) => Duration.greaterThan(duration, Duration.zero),
-    () => invalid(`${option} must be a positive duration, got zero`)
-  )
+): Effect.Effect<Duration.Duration, ConfigurationError> => durationOption(value, { option, fallback })
 
-/** A duration option where zero is meaningful (`skew: 0` uses a token until it expires); negative or NaN is not. */
+/** A duration option where zero is meaningful (`skew: 0` uses a token until it expires). */
 export const nonNegativeDuration = (
   value: Duration.DurationInput | undefined,
   fallback: Duration.DurationInput,
   option: string
-): Effect.Effect<Duration.Duration, ConfigurationError> =>
-  decodeDuration(value ?? fallback, option, "zero or a positive duration")
+): Effect.Effect<Duration.Duration, ConfigurationError> => durationOption(value, { option, fallback, min: "zero" })
 
 /** An optional string option from plain JS: a non-string is a ConfigurationError naming it, not a TypeError later. */
 export const optionalString = (

@@ -63,13 +63,7 @@ export const resolve = (
 export const refreshAheadOption = (
   value: Duration.DurationInput | undefined
 ): Effect.Effect<Duration.Duration | undefined, ConfigurationError> =>
-  value === undefined
-    ? Effect.succeed(undefined)
-    : Effect.filterOrFail(
-        positiveDuration(value, value, "refreshAhead"),
-        (duration) => Duration.toMillis(duration) > 0,
-        () => new ConfigurationError({ message: "refreshAhead must be a positive duration" })
-      )
+  value === undefined ? Effect.succeed(undefined) : positiveDuration(value, value, "refreshAhead")
 
 /**
  * Whether a cache entry belongs to this provider: written for the same `client_id` and `auth_url` (an
