@@ -104,6 +104,13 @@ export interface AuthorizationCodeService extends TokenProviderService {
   readonly publicClient: boolean
   /** The redirect URI the provider was configured with, if any. */
   readonly redirectUri: string | undefined
+  /**
+   * The authorization server the provider was configured with (option, `SERVICE_SDK_AUTH_URL` or the default),
+   * without a trailing slash: the `auth_url` its cache entries are bound to.
+   *
+   * @since 0.4.0
+   */
+  readonly authUrl: string
 }
 
 /**
@@ -168,7 +175,8 @@ export const makeOwned = (options: Options = {}) =>
       beginAuthorization: oauth.beginAuthorization,
       completeAuthorization,
       publicClient: resolved.publicClient,
-      redirectUri
+      redirectUri,
+      authUrl: resolved.authUrl
     }
     return { service: authorizationCode, peek }
   })

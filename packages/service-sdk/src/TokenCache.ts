@@ -8,14 +8,15 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as FiberRef from "effect/FiberRef"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Config from "./internal/config.js"
+import { directoryOf, writeFileAtomic } from "./internal/atomicWrite.js"
 import * as FileLock from "./internal/fileLock.js"
 import { describeCause, safeCause } from "./internal/redact.js"
-import { ConfigurationError, TokenCacheError } from "./ServiceError.js"
+import { type ConfigurationError, TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 
 /**
@@ -150,6 +151,22 @@ export const fileLockOptions = (options: FileOptions | undefined) =>
   })
 
 /**
+ * Writes `text` to the file at `path` as the file cache writes its entries: an exclusive temp file beside it, mode
+ * 0600, renamed over it (a link there is replaced, never followed), in a parent directory created 0700. For files a
+ * tool keeps beside its token cache (the CLI's saved login).
+ *
+ * @since 0.4.0
+ * @category files
+ */
+export const writeFile = (path: string, text: string): Effect.Effect<void, TokenCacheError, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => writeFileAtomic(fs, path, text)).pipe(
+    Effect.mapError(
+      (cause) =>
+        new TokenCacheError({ message: `cannot write ${path}: ${describeCause(cause)}`, cause: safeCause(cause) })
+    )
+  )
+
+/**
  * The SDK's one rule for duration options, for caches of your own (`@service-sdk/redis` uses it): negative, NaN,
  * infinite, unreadable or out-of-range values are a ConfigurationError naming the option, never clamped.
  *
@@ -203,27 +220,13 @@ export const makeFile = (
   path: string,
   lockOptions: FileLock.FileLockOptions
 ): TokenCache => {
-  const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) || "/" : "."
+  const dir = directoryOf(path)
   const get = fs.readFileString(path).pipe(
     Effect.map(decodeJson),
     Effect.orElseSucceed(() => Option.none<TokenInfo>())
   )
   const set = (token: TokenInfo) =>
-    Effect.gen(function* () {
-      yield* fs.makeDirectory(dir, { recursive: true, mode: 0o700 })
-      const tmp = `${path}.${(yield* Effect.random.pipe(Effect.flatMap((r) => r.nextIntBetween(0, 2 ** 31)))).toString(36)}.tmp`
-      // Created exclusively (never through a file or link someone placed there), and removed on any failed
-      // write after it exists (a full disk must not leave empty temp files behind).
-      const removeTmp = fs.remove(tmp).pipe(Effect.ignore)
-      yield* fs
-        .writeFileString(tmp, encodeJson(token), { flag: "wx", mode: 0o600 })
-        .pipe(
-          Effect.tapError((cause) =>
-            cause._tag === "SystemError" && cause.reason === "AlreadyExists" ? Effect.void : removeTmp
-          )
-        )
-      yield* Effect.zipRight(fs.chmod(tmp, 0o600), fs.rename(tmp, path)).pipe(Effect.tapError(() => removeTmp))
-    }).pipe(
+    writeFileAtomic(fs, path, encodeJson(token)).pipe(
       Effect.mapError(
         (cause) =>
           new TokenCacheError({

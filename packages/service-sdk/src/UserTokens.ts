@@ -18,7 +18,7 @@ import type * as AuthorizationCode from "./AuthorizationCode.js"
 import { positiveDuration } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
-import { AuthenticationError, ConfigurationError, type TokenCacheError } from "./ServiceError.js"
+import { ConfigurationError, type TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 import type { TokenProviderService } from "./TokenProvider.js"
 import type { TokenStore } from "./TokenStore.js"
@@ -119,9 +119,7 @@ export const make = (
         // store), so their refresh token is not used again. A store that cannot be read does not block the renewal.
         const renew = (current: Option.Option<TokenInfo>) =>
           Effect.flatMap(Effect.option(cache.get), (entry) =>
-            Option.exists(entry, Option.isNone)
-              ? Effect.fail(new AuthenticationError({ message: NOT_SIGNED_IN }))
-              : refresh(current)
+            Option.exists(entry, Option.isNone) ? Effect.fail(RefreshGrant.noToken(NOT_SIGNED_IN)) : refresh(current)
           )
         // an empty entry is a sign-out (here or in another process sharing the store): never written back
         return Provider.makeService("UserTokens", { ...resolved, cache }, renew, "fail", "signedOut")

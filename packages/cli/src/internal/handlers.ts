@@ -27,7 +27,7 @@ import { visit } from "./loopback.js"
 import { forgetLogin, readLogin, saveLogin, secureCacheDirectory } from "./login.js"
 import type { EmulatorFlags, LoginFlags, TokenFlags, WhoamiFlags } from "./commands.js"
 import { PROGRAM } from "./help.js"
-import { authUrlFromEnv, publicClientFromEnv, resolveTarget } from "./target.js"
+import { publicClientFromEnv, resolveTarget } from "./target.js"
 import { oneLine } from "./terminal.js"
 
 const http = NodeHttpClient.layerUndici
@@ -36,9 +36,6 @@ const defaultCachePath = () =>
   join(process.env.XDG_CONFIG_HOME ?? join(homedir(), ".config"), "service-sdk", "tokens.json")
 
 export { demo }
-
-/** What a bearer token may hold (RFC 6750 §2.1 `b64token`, JWTs): visible ASCII, nothing else. */
-const VISIBLE_ASCII = /^[\x21-\x7e]+$/
 
 export const token = (flags: TokenFlags) =>
   Effect.gen(function* () {
@@ -50,14 +47,8 @@ export const token = (flags: TokenFlags) =>
       authUrl: target.authUrl
     })
     const info = yield* oauth.clientCredentials({ scope: Option.getOrUndefined(flags.scope) })
+    // visible ASCII (RFC 6750 §2.1): the SDK refuses any other token response, so it is safe to print
     const token = Redacted.value(info.accessToken)
-    if (!VISIBLE_ASCII.test(token)) {
-      // a terminal would act on its control characters, and a pipe would get a token that is not the real one
-      return yield* new AuthenticationError({
-        message:
-          "the Service answered with an access token that is not visible ASCII (RFC 6750 §2.1): it is neither used nor printed"
-      })
-    }
     const now = (yield* Clock.currentTimeMillis) / 1000
     const expiresIn = Math.round(info.expiresAt - now)
     const shown = flags.reveal ? token : maskToken(token)
@@ -124,22 +115,6 @@ export const login = (flags: LoginFlags) =>
     }
   }).pipe(Effect.scoped)
 
-/** The `auth_url` a saved token entry was written for, if it says. */
-const savedAuthUrl = (path: string) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path)).pipe(
-    Effect.map((text) => {
-      try {
-        const json = JSON.parse(text) as { readonly auth_url?: unknown }
-        return typeof json.auth_url === "string" ? json.auth_url : undefined
-      } catch {
-        return undefined
-      }
-    }),
-    Effect.orElseSucceed(() => undefined)
-  )
-
-const trimSlash = (url: string) => url.replace(/\/+$/, "")
-
 export const whoami = (flags: WhoamiFlags) =>
   Effect.gen(function* () {
     if (flags.emulator) {
@@ -164,17 +139,9 @@ export const whoami = (flags: WhoamiFlags) =>
       })
     }
     yield* secureCacheDirectory(path)
-    // a login made against another accounts service (another emulator, the real one) does not count here
-    const loggedInAt = yield* savedAuthUrl(path)
-    const authUrl = target.authUrl ?? (yield* authUrlFromEnv)
-    if (loggedInAt !== undefined && trimSlash(loggedInAt) !== trimSlash(authUrl)) {
-      return yield* new AuthenticationError({
-        message: `the saved login at ${path} is for ${loggedInAt}, not ${authUrl}: pass --auth-url ${loggedInAt} (or set SERVICE_SDK_AUTH_URL), or run \`${PROGRAM} login\` again`
-      })
-    }
     const tokenCache = yield* TokenCache.file(path)
     const layer = ServiceClient.layer({ apiUrl: target.apiUrl }).pipe(
-      Layer.provide(
+      Layer.provideMerge(
         AuthorizationCode.layer({
           clientId: target.clientId,
           clientSecret: target.clientSecret,
@@ -186,15 +153,22 @@ export const whoami = (flags: WhoamiFlags) =>
       Layer.provide(http)
     )
     const me = yield* Effect.flatMap(ServiceClient, (client) => client.users.me).pipe(
-      Effect.provide(layer),
-      // the SDK's words for "nothing usable is saved" are for programmers: say it for the command line
+      // the provider serves no entry written for another client or accounts service (another emulator, the real
+      // one): "nothing usable is saved" (payload `no_token`), said for the command line
       Effect.catchIf(
-        (error) => error._tag === "AuthenticationError" && /^no token\b/.test(error.message),
+        (error) => error._tag === "AuthenticationError" && error.payload?.error === "no_token",
         () =>
-          new AuthenticationError({
-            message: `not signed in: the saved login at ${path} has no usable token for ${target.clientId}: run \`${PROGRAM} login\` again`
+          Effect.flatMap(Effect.zip(AuthorizationCode, tokenCache.get), ([provider, saved]) => {
+            const loggedInAt = Option.getOrUndefined(Option.flatMapNullable(saved, (entry) => entry.authUrl))
+            return new AuthenticationError({
+              message:
+                loggedInAt !== undefined && loggedInAt !== provider.authUrl
+                  ? `the saved login at ${path} is for ${loggedInAt}, not ${provider.authUrl}: pass --auth-url ${loggedInAt} (or set SERVICE_SDK_AUTH_URL), or run \`${PROGRAM} login\` again`
+                  : `not signed in: the saved login at ${path} has no usable token for ${target.clientId}: run \`${PROGRAM} login\` again`
+            })
           })
-      )
+      ),
+      Effect.provide(layer)
     )
     // server-supplied text: one line, no control characters
     yield* Console.log(

@@ -3,13 +3,13 @@
  * service they reach the token endpoint through, and wiring the single flight into a `TokenProvider` service.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import type * as ClientCredentials from "../ClientCredentials.js"
 import type * as OAuthClient from "../OAuthClient.js"
-import { type AuthenticationError, ConfigurationError, type TransportError } from "../ServiceError.js"
+import type { AuthenticationError, ConfigurationError, TransportError } from "../ServiceError.js"
 import * as TokenCache from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
 import type { TokenProviderService } from "../TokenProvider.js"

@@ -21,6 +21,13 @@ export interface Options {
 const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
   new AuthenticationError({ message, payload })
 
+/**
+ * Nothing to serve and nothing to renew with (never signed in, or signed out): `payload.error` is `"no_token"`, so
+ * that a program (the CLI) tells it apart without reading the message.
+ */
+export const noToken = (message: string) =>
+  authFailure(message, { error: "no_token", error_description: "no token and no refresh token to renew with" })
+
 /** A renewal function: each call of `make` has its own memory of rejected refresh tokens. */
 export const make = (oauth: Pick<OAuthClient.Service, "refresh">, options: Options) => {
   const { initialRefreshToken } = options
@@ -56,7 +63,7 @@ export const make = (oauth: Pick<OAuthClient.Service, "refresh">, options: Optio
               error: "invalid_grant",
               error_description: "the refresh token was rejected earlier and is not sent again"
             })
-          : authFailure(options.noTokenMessage)
+          : noToken(options.noTokenMessage)
       )
     }
     // the protocol keeps the refresh token sent when the response has none; the scope is kept here
