@@ -6,7 +6,7 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import type * as ClientCredentials from "./ClientCredentials.js"
@@ -18,7 +18,7 @@ import * as SignIns from "./internal/signIns.js"
 import type * as OAuthClient from "./OAuthClient.js"
 import type { AuthenticationError, ConfigurationError, TokenCacheError, TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"
-import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
+import type { TokenProvider, TokenProviderService } from "./TokenProvider.js"
 
 /**
  * The options of `ClientCredentials`, plus the protocol's `redirectUri` (`SERVICE_SDK_REDIRECT_URI`) and
@@ -249,11 +249,7 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
   static layer(
     options: Options = {}
   ): Layer.Layer<AuthorizationCode | TokenProvider, ConfigurationError, HttpClient.HttpClient> {
-    return Layer.scopedContext(
-      Effect.map(make(options), (service) =>
-        Context.make(AuthorizationCode, service).pipe(Context.add(TokenProvider, service))
-      )
-    )
+    return Provider.layer(AuthorizationCode, make(options))
   }
 }
 

@@ -7,13 +7,13 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Provider from "./internal/provider.js"
 import type * as OAuthClient from "./OAuthClient.js"
 import type { ConfigurationError } from "./ServiceError.js"
 import type { TokenCache } from "./TokenCache.js"
-import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
+import type { TokenProvider, TokenProviderService } from "./TokenProvider.js"
 
 /**
  * The protocol's options (`clientId`/`clientSecret` fall back to `SERVICE_SDK_CLIENT_ID`/`SERVICE_SDK_CLIENT_SECRET`,
@@ -118,11 +118,7 @@ export class ClientCredentials extends Context.Tag("service-sdk/ClientCredential
   static layer(
     options: Options = {}
   ): Layer.Layer<ClientCredentials | TokenProvider, ConfigurationError, HttpClient.HttpClient> {
-    return Layer.scopedContext(
-      Effect.map(make(options), (service) =>
-        Context.make(ClientCredentials, service).pipe(Context.add(TokenProvider, service))
-      )
-    )
+    return Provider.layer(ClientCredentials, make(options))
   }
 }
 

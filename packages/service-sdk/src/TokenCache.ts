@@ -173,19 +173,7 @@ export const writeFile = (path: string, text: string): Effect.Effect<void, Token
  * @since 0.4.0
  * @category options
  */
-export const durationOption: (
-  value: unknown,
-  options: {
-    /** The name in the message, e.g. `"lockTtl"`. */
-    readonly option: string
-    /** Used when `value` is undefined. */
-    readonly fallback: Duration.DurationInput
-    /** `"positive"` (the default) or `"zero"` when zero is meaningful. */
-    readonly min?: "zero" | "positive" | undefined
-    /** The longest allowed, in milliseconds. */
-    readonly maxMillis?: number | undefined
-  }
-) => Effect.Effect<Duration.Duration, ConfigurationError> = Config.durationOption
+export const durationOption: typeof Config.durationOption = Config.durationOption
 
 /**
  * A cache in a JSON file, for command-line tools and for the processes of one machine. Writes are atomic (a temp

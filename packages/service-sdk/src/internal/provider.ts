@@ -4,7 +4,9 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as Duration from "effect/Duration"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import type * as ClientCredentials from "../ClientCredentials.js"
@@ -12,7 +14,7 @@ import type * as OAuthClient from "../OAuthClient.js"
 import type { AuthenticationError, ConfigurationError, TransportError } from "../ServiceError.js"
 import * as TokenCache from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
-import type { TokenProviderService } from "../TokenProvider.js"
+import { TokenProvider, type TokenProviderService } from "../TokenProvider.js"
 import { nonNegativeDuration, positiveDuration, resolveProtocol } from "./config.js"
 import * as Protocol from "./oauthClient.js"
 import * as SingleFlight from "./singleFlight.js"
@@ -125,3 +127,12 @@ export const makeService = (
       peek: flight.peek
     }
   })
+
+/** A provider as a scoped `Layer` of its own tag and of `TokenProvider`: its background work ends with the layer. */
+export const layer = <I, S extends TokenProviderService, E, R>(
+  tag: Context.Tag<I, S>,
+  make: Effect.Effect<S, E, R>
+): Layer.Layer<I | TokenProvider, E, Exclude<R, Scope.Scope>> =>
+  Layer.scopedContext(
+    Effect.map(make, (service) => Context.make(tag, service).pipe(Context.add(TokenProvider, service)))
+  )
