@@ -1,11 +1,20 @@
 /**
  * `@service-sdk/promise`: the Promise API of service-sdk as one self-contained package (no dependencies, no peers).
  * The code is `service-sdk/promise`, bundled with the Effect runtime it uses; the types below describe it in plain
- * TypeScript (no Effect type), and `test/types.test.ts` checks that the facade fits them.
+ * TypeScript (no Effect type), and `test/types.test.ts` checks, by the compiler, that each one says what the facade's
+ * own type says (the same option names, inputs the facade takes, outputs that fit): a change on either side fails
+ * `tsc -b`.
  *
  * @since 0.3.0
  */
 import * as Facade from "service-sdk/promise"
+
+/**
+ * A facade value under its plain description, where the two cannot be compared by plain assignment: a `Secret`, a
+ * token and a connected Redis cache are opaque here where the facade names Effect types, and the facade's classes
+ * have private fields. `test/types.test.ts` compares the descriptions instead.
+ */
+const described = <P>(value: unknown): P => value as P
 
 // ---------------------------------------------------------------------------------------------------------------
 // Plain data
@@ -90,14 +99,14 @@ export interface TokenInfoJson {
  *
  * @since 0.3.0
  */
-export const tokenInfoToJson: (token: TokenInfo) => TokenInfoJson = Facade.tokenInfoToJson as never
+export const tokenInfoToJson: (token: TokenInfo) => TokenInfoJson = described(Facade.tokenInfoToJson)
 
 /**
  * A token from its JSON form; `undefined` when it is not one.
  *
  * @since 0.3.0
  */
-export const tokenInfoFromJson: (json: unknown) => TokenInfo | undefined = Facade.tokenInfoFromJson as never
+export const tokenInfoFromJson: (json: unknown) => TokenInfo | undefined = Facade.tokenInfoFromJson
 
 /**
  * A token cache: `get` resolves to the token, its JSON form, or `undefined`; `clear` (optional; `signOut` needs it)
@@ -142,14 +151,14 @@ export type DirectoryTokenStore = (userId: string) => FileTokenCache
  *
  * @since 0.3.0
  */
-export const fileTokenCache: (path: string) => FileTokenCache = Facade.fileTokenCache as never
+export const fileTokenCache: (path: string) => FileTokenCache = described(Facade.fileTokenCache)
 
 /**
  * A token store in a directory: one 0600 file per user in a 0700 directory. Pass it as `store` to {@link AsyncUserTokens}.
  *
  * @since 0.3.0
  */
-export const directoryTokenStore: (path: string) => DirectoryTokenStore = Facade.directoryTokenStore as never
+export const directoryTokenStore: (path: string) => DirectoryTokenStore = described(Facade.directoryTokenStore)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Errors
@@ -160,9 +169,9 @@ export const directoryTokenStore: (path: string) => DirectoryTokenStore = Facade
  * @since 0.3.0
  */
 export interface ErrorPayload {
-  readonly error?: string | undefined
+  readonly error: string
   readonly error_description?: string | undefined
-  readonly [key: string]: unknown
+  readonly error_uri?: string | undefined
 }
 
 /**
@@ -220,27 +229,27 @@ interface ErrorClass<E, Args = { readonly message: string }> {
  *
  * @since 0.3.0
  */
-export const ServiceError: { readonly prototype: ServiceError; new (args: never): ServiceError } =
-  Facade.ServiceError as never
+export const ServiceError: { readonly prototype: ServiceError } & (abstract new (args: never) => ServiceError) =
+  Facade.ServiceError
 /**
  * The token endpoint rejected the request, a callback carried an error or a wrong state, or the API still answered
  * 401 after one forced refresh.
  *
  * @since 0.3.0
  */
-export const AuthenticationError: ErrorClass<AuthenticationError> = Facade.AuthenticationError as never
+export const AuthenticationError: ErrorClass<AuthenticationError> = Facade.AuthenticationError
 /**
  * Missing, conflicting or invalid options.
  *
  * @since 0.3.0
  */
-export const ConfigurationError: ErrorClass<ConfigurationError> = Facade.ConfigurationError as never
+export const ConfigurationError: ErrorClass<ConfigurationError> = Facade.ConfigurationError
 /**
  * The network failed, or the token endpoint kept failing after every retry.
  *
  * @since 0.3.0
  */
-export const TransportError: ErrorClass<TransportError> = Facade.TransportError as never
+export const TransportError: ErrorClass<TransportError> = Facade.TransportError
 /**
  * The data API answered with a non-2xx status other than 401 and 429.
  *
@@ -249,20 +258,20 @@ export const TransportError: ErrorClass<TransportError> = Facade.TransportError 
 export const ApiError: ErrorClass<
   ApiError,
   { readonly message: string; readonly status: number; readonly payload?: unknown }
-> = Facade.ApiError as never
+> = Facade.ApiError
 /**
  * The data API answered 429 and the retries ran out (or `Retry-After` was too long).
  *
  * @since 0.3.0
  */
 export const RateLimitError: { readonly prototype: RateLimitError; new (args: never): RateLimitError } =
-  Facade.RateLimitError as never
+  Facade.RateLimitError
 /**
  * A token cache (file system, Redis, yours) failed.
  *
  * @since 0.3.0
  */
-export const TokenCacheError: ErrorClass<TokenCacheError> = Facade.TokenCacheError as never
+export const TokenCacheError: ErrorClass<TokenCacheError> = Facade.TokenCacheError
 
 // ---------------------------------------------------------------------------------------------------------------
 // Options
@@ -325,14 +334,12 @@ export interface AuthorizationUrlOptions {
   readonly scope?: string | ReadonlyArray<string> | undefined
   readonly showDialog?: boolean | undefined
   readonly codeChallenge?: string | undefined
+  /** The user to preselect on the consent page (`login_hint`). */
+  readonly loginHint?: string | undefined
 }
 
 /** @since 0.3.0 */
-export interface BeginAuthorizationOptions {
-  readonly scope?: string | ReadonlyArray<string> | undefined
-  readonly showDialog?: boolean | undefined
-  readonly state?: string | undefined
-}
+export interface BeginAuthorizationOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {}
 
 /**
  * A sign-in in progress: send the user to `url`; keep `state` and `codeVerifier` server-side until the callback.
@@ -346,10 +353,7 @@ export interface PendingAuthorization {
 }
 
 /** @since 0.3.0 */
-export interface AuthorizeLocalOptions {
-  readonly state?: string | undefined
-  readonly scope?: string | ReadonlyArray<string> | undefined
-  readonly showDialog?: boolean | undefined
+export interface AuthorizeLocalOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
   /** How long to wait for the callback (default 300 s). */
   readonly timeout?: DurationInput | undefined
   /** Open the system browser (default true). */
@@ -376,7 +380,7 @@ export interface AsyncTokenProvider {
 
 /** @since 0.3.0 */
 export const AsyncTokenProvider: { readonly prototype: AsyncTokenProvider; new (source: never): AsyncTokenProvider } =
-  Facade.AsyncTokenProvider as never
+  described(Facade.AsyncTokenProvider)
 
 /**
  * App-only tokens (client credentials), cached and renewed.
@@ -389,7 +393,7 @@ export interface AsyncClientCredentials extends AsyncTokenProvider {}
 export const AsyncClientCredentials: {
   readonly prototype: AsyncClientCredentials
   new (options?: ClientCredentialsOptions): AsyncClientCredentials
-} = Facade.AsyncClientCredentials as never
+} = described(Facade.AsyncClientCredentials)
 
 /**
  * User tokens (authorization code with refresh token, PKCE).
@@ -414,7 +418,7 @@ export const AsyncAuthorizationCode: {
   new (options?: AuthorizationCodeOptions): AsyncAuthorizationCode
   /** The code of a redirect URL; throws AuthenticationError (state checked first). */
   parseResponseUrl(url: string, options?: { readonly expectedState?: string | undefined }): string
-} = Facade.AsyncAuthorizationCode as never
+} = described(Facade.AsyncAuthorizationCode)
 
 /**
  * Runs the sign-in on a loopback server (`provider.authorizeLocal(options)`).
@@ -424,7 +428,7 @@ export const AsyncAuthorizationCode: {
 export const asyncAuthorizeLocal: (
   provider: AsyncAuthorizationCode,
   options?: AuthorizeLocalOptions
-) => Promise<TokenInfo> = Facade.asyncAuthorizeLocal as never
+) => Promise<TokenInfo> = described(Facade.asyncAuthorizeLocal)
 
 /**
  * One user's tokens, as an `authProvider` (from {@link AsyncUserTokens.forUser}).
@@ -437,7 +441,7 @@ export interface AsyncUserTokenProvider extends AsyncTokenProvider {}
 export const AsyncUserTokenProvider: {
   readonly prototype: AsyncUserTokenProvider
   new (source: never): AsyncUserTokenProvider
-} = Facade.AsyncUserTokenProvider as never
+} = described(Facade.AsyncUserTokenProvider)
 
 /** @since 0.3.0 */
 export interface AsyncUserTokensOptions extends Omit<AuthorizationCodeOptions, "tokenCache" | "refreshToken"> {
@@ -464,7 +468,7 @@ export interface AsyncUserTokens {
 export const AsyncUserTokens: {
   readonly prototype: AsyncUserTokens
   new (options: AsyncUserTokensOptions): AsyncUserTokens
-} = Facade.AsyncUserTokens as never
+} = described(Facade.AsyncUserTokens)
 
 // ---------------------------------------------------------------------------------------------------------------
 // The data API client
@@ -639,7 +643,7 @@ export const AsyncServiceClient: {
   readonly prototype: AsyncServiceClient
   new (options?: AsyncServiceClientOptions): AsyncServiceClient
   fromClientCredentials(options?: Omit<AsyncServiceClientOptions, "accessToken" | "authProvider">): AsyncServiceClient
-} = Facade.AsyncServiceClient as never
+} = described(Facade.AsyncServiceClient)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Redis (`@service-sdk/redis`, bundled; `ioredis` is your app's own)
@@ -703,7 +707,8 @@ export interface ConnectedRedisTokenStore {
 export const RedisTokenCache: {
   readonly connect: (options: RedisTokenCacheOptions) => Promise<ConnectedRedisTokenCache>
 } = {
-  connect: async (options) => (await import("@service-sdk/redis")).RedisTokenCache.connect(options as never)
+  connect: async (options) =>
+    described((await import("@service-sdk/redis")).RedisTokenCache.connect(described(options)))
 }
 
 /**
@@ -714,5 +719,6 @@ export const RedisTokenCache: {
 export const RedisTokenStore: {
   readonly connect: (options: RedisTokenStoreOptions) => Promise<ConnectedRedisTokenStore>
 } = {
-  connect: async (options) => (await import("@service-sdk/redis")).RedisTokenStore.connect(options as never)
+  connect: async (options) =>
+    described((await import("@service-sdk/redis")).RedisTokenStore.connect(described(options)))
 }
