@@ -138,7 +138,7 @@ export interface Fault {
 /**
  * Who to sign in with {@link Emulator.Service.signIn}.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface SignInOptions {
@@ -158,7 +158,7 @@ export interface SignInOptions {
 /**
  * The tokens {@link Emulator.Service.signIn} issues, as the token endpoint would answer them.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface SignInTokens {
@@ -192,9 +192,9 @@ export interface EmulatorHandle extends AsyncDisposable {
   readonly configure: (config: EmulatorConfig) => Promise<void>
   /** revokes an access or refresh token; resolves to whether it was known */
   readonly revoke: (token: string) => Promise<boolean>
-  /** signs a user in as if they had approved the consent page (since 0.3.0) */
+  /** signs a user in as if they had approved the consent page (since 0.2.0) */
   readonly signIn: (options: SignInOptions) => Promise<SignInTokens>
-  /** data API requests made with a valid user token, by user id, since start or reset (since 0.3.0) */
+  /** data API requests made with a valid user token, by user id, since start or reset (since 0.2.0) */
   readonly apiRequestsByUser: () => Promise<Readonly<Record<string, number>>>
   readonly reset: () => Promise<void>
   /** stops the server (idempotent) */
@@ -350,13 +350,13 @@ export declare namespace Emulator {
      * Signs a user in as if they had approved the consent page and the code had been exchanged: a new grant with an
      * access token and a refresh token for the default client. Not counted in `stats` (no request was made).
      *
-     * @since 0.3.0
+     * @since 0.2.0
      */
     readonly signIn: (options: SignInOptions) => Effect.Effect<SignInTokens, EmulatorError>
     /**
      * Data API requests made with a valid user token, by that token's user id, since start or the last reset.
      *
-     * @since 0.3.0
+     * @since 0.2.0
      */
     readonly apiRequestsByUser: Effect.Effect<Readonly<Record<string, number>>>
     /** back to the start options: clears tokens, codes, faults, stats and library changes */

@@ -108,7 +108,7 @@ export interface AuthorizationCodeService extends TokenProviderService {
    * The authorization server the provider was configured with (option, `SERVICE_SDK_AUTH_URL` or the default),
    * without a trailing slash: the `auth_url` its cache entries are bound to.
    *
-   * @since 0.4.0
+   * @since 0.2.0
    */
   readonly authUrl: string
 }

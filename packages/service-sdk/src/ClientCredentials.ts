@@ -84,7 +84,7 @@ export const make = (
  * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
  * ```
  *
- * @since 0.4.0
+ * @since 0.2.0
  * @category tags
  */
 export class ClientCredentials extends Context.Tag("service-sdk/ClientCredentials")<

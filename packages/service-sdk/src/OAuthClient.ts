@@ -3,7 +3,7 @@
  * nothing owned. For programs that keep tokens themselves (a web app with `UserTokens`, a CLI with its token file);
  * `AuthorizationCode` and `ClientCredentials` are token ownership (cache, single flight, renewal) built on it.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
@@ -21,7 +21,7 @@ import type { TokenInfo } from "./TokenInfo.js"
  * client), `authUrl` to `SERVICE_SDK_AUTH_URL` and then `https://accounts.service.example`, `redirectUri` to
  * `SERVICE_SDK_REDIRECT_URI`. Empty strings count as absent.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category options
  */
 export interface Options {
@@ -46,7 +46,7 @@ export interface Options {
 /**
  * The parameters of an authorization URL (RFC 6749 §4.1.1).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category options
  */
 export interface AuthorizationUrlOptions {
@@ -64,7 +64,7 @@ export interface AuthorizationUrlOptions {
 /**
  * The options of `beginAuthorization`: those of the authorization URL but the PKCE challenge (made fresh).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category options
  */
 export interface BeginAuthorizationOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {}
@@ -72,7 +72,7 @@ export interface BeginAuthorizationOptions extends Omit<AuthorizationUrlOptions,
 /**
  * The options of `exchangeCode`.
  *
- * @since 0.4.0
+ * @since 0.2.0
  * @category options
  */
 export interface ExchangeCodeOptions {
@@ -83,7 +83,7 @@ export interface ExchangeCodeOptions {
 /**
  * The options of `refresh` and `clientCredentials`.
  *
- * @since 0.4.0
+ * @since 0.2.0
  * @category options
  */
 export interface ScopeOptions {
@@ -94,7 +94,7 @@ export interface ScopeOptions {
 /**
  * A pending sign-in as `completeAuthorization` takes it back (the verifier in clear is accepted too).
  *
- * @since 0.4.0
+ * @since 0.2.0
  * @category models
  */
 export interface PendingInput {
@@ -106,7 +106,7 @@ export interface PendingInput {
  * A sign-in in progress: send the user to `url`, keep `state` and `codeVerifier` server-side until the callback, then
  * pass them to `completeAuthorization`.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface PendingAuthorization {
@@ -120,7 +120,7 @@ export interface PendingAuthorization {
  * nothing is remembered between calls (a pending sign-in's single use is its owner's: `AuthorizationCode`, or your
  * session store).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface Service {
@@ -172,7 +172,7 @@ export interface Service {
  * }).pipe(Effect.provide(NodeHttpClient.layerUndici))
  * ```
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<Service, ConfigurationError, HttpClient.HttpClient> =>
@@ -186,20 +186,20 @@ export const make = (options: Options = {}): Effect.Effect<Service, Configuratio
 /**
  * The OAuth protocol steps as a service (`yield* OAuthClient`), with its constructors.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category tags
  */
 export class OAuthClient extends Context.Tag("service-sdk/OAuthClient")<OAuthClient, Service>() {
   /**
    * The tag itself, under the name it had when this module was a namespace (`OAuthClient.OAuthClient`).
    *
-   * @since 0.3.0
+   * @since 0.2.0
    */
   static readonly OAuthClient: typeof OAuthClient = OAuthClient
   /**
    * {@link make}.
    *
-   * @since 0.3.0
+   * @since 0.2.0
    */
   static readonly make = make
   /**
@@ -215,7 +215,7 @@ export class OAuthClient extends Context.Tag("service-sdk/OAuthClient")<OAuthCli
    * const appToken = Effect.flatMap(OAuthClient, (oauth) => oauth.clientCredentials()).pipe(Effect.provide(OAuthLive))
    * ```
    *
-   * @since 0.3.0
+   * @since 0.2.0
    */
   static layer(options: Options = {}): Layer.Layer<OAuthClient, ConfigurationError, HttpClient.HttpClient> {
     return Layer.effect(OAuthClient, make(options))
@@ -223,26 +223,26 @@ export class OAuthClient extends Context.Tag("service-sdk/OAuthClient")<OAuthCli
 }
 
 /**
- * @since 0.3.0
+ * @since 0.2.0
  */
 export declare namespace OAuthClient {
-  /** The tag's type, under its namespace-era name (`OAuthClient.OAuthClient`). @since 0.3.0 */
+  /** The tag's type, under its namespace-era name (`OAuthClient.OAuthClient`). @since 0.2.0 */
   export type OAuthClient = OAuthClientTag
-  /** @since 0.3.0 */
+  /** @since 0.2.0 */
   export type Service = OAuthClientService
-  /** @since 0.3.0 */
+  /** @since 0.2.0 */
   export type Options = OAuthClientOptions
-  /** @since 0.3.0 */
+  /** @since 0.2.0 */
   export type AuthorizationUrlOptions = OAuthClientAuthorizationUrlOptions
-  /** @since 0.3.0 */
+  /** @since 0.2.0 */
   export type BeginAuthorizationOptions = OAuthClientBeginAuthorizationOptions
-  /** @since 0.4.0 */
+  /** @since 0.2.0 */
   export type ExchangeCodeOptions = OAuthClientExchangeCodeOptions
-  /** @since 0.4.0 */
+  /** @since 0.2.0 */
   export type ScopeOptions = OAuthClientScopeOptions
-  /** @since 0.3.0 */
+  /** @since 0.2.0 */
   export type PendingAuthorization = OAuthClientPendingAuthorization
-  /** @since 0.4.0 */
+  /** @since 0.2.0 */
   export type PendingInput = OAuthClientPendingInput
 }
 

@@ -33,6 +33,7 @@ import { UserTokens } from "./UserTokens.js"
  * `apiUrl` falls back to `SERVICE_SDK_API_URL` and then `https://api.service.example/v1`.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface ServiceClientOptions {
   readonly apiUrl?: string | undefined
@@ -49,6 +50,7 @@ export interface ServiceClientOptions {
  * response, not failed).
  *
  * @since 0.1.0
+ * @category errors
  */
 export type ServiceClientHttpError = AuthenticationError | RateLimitError | TransportError | TokenCacheError
 
@@ -56,21 +58,25 @@ export type ServiceClientHttpError = AuthenticationError | RateLimitError | Tran
  * What `request` and the resources fail with.
  *
  * @since 0.1.0
+ * @category errors
  */
 export type ServiceClientError = ApiError | ServiceClientHttpError
 
 /**
  * @since 0.1.0
+ * @category options
  */
 export type RequestOptions<A> = Request.RequestOptions<A>
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type Query = Request.Query
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface Users {
   /** `GET /me` */
@@ -79,6 +85,7 @@ export interface Users {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface Albums {
   /** `GET /albums/{id}` */
@@ -87,6 +94,7 @@ export interface Albums {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface Library {
   /** `GET /me/tracks?limit=..&offset=..` */
@@ -100,6 +108,7 @@ export interface Library {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface Follows {
   /** `GET /me/following?type=artist&limit=..&after=..` */
@@ -111,6 +120,7 @@ export interface Follows {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface Player {
   /** `GET /me/player`; none when nothing is playing (204). */
@@ -119,6 +129,7 @@ export interface Player {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface Playlists {
   /** `POST /playlists/{id}/tracks` with `{"uris": [...]}`. Not retried on 5xx: adding twice adds twice. */
@@ -130,6 +141,7 @@ export interface Playlists {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface ServiceClientResources {
   readonly users: Users
@@ -144,6 +156,7 @@ export interface ServiceClientResources {
  * What `ServiceClient` provides: the authenticated `http` client, `request` for any endpoint, and the typed resources.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface ServiceClientService extends ServiceClientResources {
   /**
@@ -165,7 +178,7 @@ export interface ServiceClientService extends ServiceClientResources {
    * `ServiceClient.withTokenProvider` and `ServiceClient.forUser` use. A hand-made client (a test double) declares
    * it too.
    *
-   * @since 0.3.0
+   * @since 0.2.0
    */
   readonly withTokenProvider: (provider: TokenProviderService) => ServiceClientService
 }
@@ -188,6 +201,7 @@ export interface ServiceClientService extends ServiceClientResources {
  * ```
  *
  * @since 0.1.0
+ * @category tags
  */
 export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<ServiceClient, ServiceClientService>() {
   /**
@@ -218,7 +232,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * }).pipe(Effect.provide(NodeHttpClient.layerUndici))
    * ```
    *
-   * @since 0.3.0
+   * @since 0.2.0
    */
   static makeWith(
     provider: TokenProviderService,
@@ -282,7 +296,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * The same client (options, `HttpClient`, request policy) calling with `provider`'s tokens. Pipeable:
    * `client.pipe(ServiceClient.withTokenProvider(provider))` or `ServiceClient.withTokenProvider(client, provider)`.
    *
-   * @since 0.4.0
+   * @since 0.2.0
    */
   static readonly withTokenProvider: {
     (provider: TokenProviderService): (client: ServiceClientService) => ServiceClientService

@@ -11,6 +11,7 @@ import type * as Duration from "effect/Duration"
  * The decoded body of an OAuth error response (RFC 6749 §5.2), or a description of a malformed response.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface ErrorPayload {
   readonly error: string
@@ -22,6 +23,7 @@ export interface ErrorPayload {
  * The base class of every SDK error (`instanceof ServiceError` works in plain code).
  *
  * @since 0.1.0
+ * @category errors
  */
 export abstract class ServiceError extends Data.Error<{ readonly message: string; readonly cause?: unknown }> {
   abstract readonly _tag:
@@ -38,6 +40,7 @@ export abstract class ServiceError extends Data.Error<{ readonly message: string
  * error or a wrong state, there is no token to refresh, or the API still answered 401 after one forced refresh.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class AuthenticationError extends ServiceError {
   readonly _tag = "AuthenticationError" as const
@@ -56,6 +59,7 @@ export class AuthenticationError extends ServiceError {
  * Missing or conflicting options, or options that cannot work (a bad URL, a port in use, an empty code).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class ConfigurationError extends ServiceError {
   readonly _tag = "ConfigurationError" as const
@@ -69,6 +73,7 @@ export class ConfigurationError extends ServiceError {
  * after every retry.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class TransportError extends ServiceError {
   readonly _tag = "TransportError" as const
@@ -82,6 +87,7 @@ export class TransportError extends ServiceError {
  * The data API answered with a non-2xx status other than 401 and 429 (after retries, for 5xx).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class ApiError extends ServiceError {
   readonly _tag = "ApiError" as const
@@ -96,6 +102,7 @@ export class ApiError extends ServiceError {
  * The data API answered 429 and either the retries ran out or `Retry-After` asked for longer than `maxRetryAfter`.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class RateLimitError extends ServiceError {
   readonly _tag = "RateLimitError" as const
@@ -109,6 +116,7 @@ export class RateLimitError extends ServiceError {
  * A token cache backend (file system, Redis) failed.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class TokenCacheError extends ServiceError {
   readonly _tag = "TokenCacheError" as const
@@ -137,5 +145,6 @@ for (const ErrorClass of [
  * Whether a value is one of the SDK's errors (any `ServiceError` subclass), for plain code and `Effect.catchIf`.
  *
  * @since 0.1.0
+ * @category guards
  */
 export const isServiceError = (u: unknown): u is ServiceError => u instanceof ServiceError

@@ -27,6 +27,7 @@ import { TokenInfo } from "./TokenInfo.js"
  * declares both members gets exactly the guarantees of the SDK's shared caches.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface TokenCache {
   readonly get: Effect.Effect<Option.Option<TokenInfo>, TokenCacheError>
@@ -44,7 +45,7 @@ export interface TokenCache {
    * {@link sameEntry}; a `refresh_rejected` mark added since does not count as a change) or, for `Option.none()`,
    * holds nothing; `true` when written. Atomic against every other writer of the entry, in every process.
    *
-   * @since 0.3.0
+   * @since 0.2.0
    */
   readonly compareAndSet?: (
     expected: Option.Option<TokenInfo>,
@@ -57,7 +58,8 @@ export interface TokenCache {
  * an empty entry; a token matches an entry with the same access token and the same refresh token (or both none),
  * whatever else changed (a `refresh_rejected` mark, an expiry).
  *
- * @since 0.3.0
+ * @since 0.2.0
+ * @category utils
  */
 export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Option<TokenInfo>): boolean => {
   if (Option.isNone(expected) || Option.isNone(current)) return Option.isNone(expected) && Option.isNone(current)
@@ -72,6 +74,7 @@ export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Op
  * The default cache: a `Ref` in this process (its `compareAndSet` is trivially atomic).
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const memory = (initial?: TokenInfo): Effect.Effect<TokenCache> =>
   Effect.map(Ref.make(Option.fromNullable(initial)), (ref) => ({
@@ -89,6 +92,7 @@ const decodeEntry = Schema.decodeUnknownOption(TokenInfo)
  * is none; an ill-typed optional field reads as absent.
  *
  * @since 0.1.0
+ * @category codecs
  */
 export const decodeJson = (text: string): Option.Option<TokenInfo> => {
   let json: unknown
@@ -120,13 +124,15 @@ const encodeEntry = Schema.encodeSync(TokenInfo)
  * has them, `client_id`, `auth_url`, `issued_at`, `refresh_rejected`.
  *
  * @since 0.1.0
+ * @category codecs
  */
 export const encodeJson = (token: TokenInfo): string => JSON.stringify(encodeEntry(token))
 
 /**
  * The options of {@link file} and `TokenStore.directory`: how the lock file behaves.
  *
- * @since 0.3.0
+ * @since 0.2.0
+ * @category options
  */
 export interface FileOptions {
   /** How long a lock file outlives a holder that stopped keeping it alive, e.g. a frozen process (default 10 s). */
@@ -138,7 +144,8 @@ export interface FileOptions {
 /**
  * The lock options of {@link FileOptions}, checked: positive and finite, else a ConfigurationError naming the option.
  *
- * @since 0.3.0
+ * @since 0.2.0
+ * @category utils
  */
 export const fileLockOptions = (options: FileOptions | undefined) =>
   Effect.gen(function* () {
@@ -155,7 +162,7 @@ export const fileLockOptions = (options: FileOptions | undefined) =>
  * 0600, renamed over it (a link there is replaced, never followed), in a parent directory created 0700. For files a
  * tool keeps beside its token cache (the CLI's saved login).
  *
- * @since 0.4.0
+ * @since 0.2.0
  * @category files
  */
 export const writeFile = (path: string, text: string): Effect.Effect<void, TokenCacheError, FileSystem.FileSystem> =>
@@ -170,7 +177,7 @@ export const writeFile = (path: string, text: string): Effect.Effect<void, Token
  * The SDK's one rule for duration options, for caches of your own (`@service-sdk/redis` uses it): negative, NaN,
  * infinite, unreadable or out-of-range values are a ConfigurationError naming the option, never clamped.
  *
- * @since 0.4.0
+ * @since 0.2.0
  * @category options
  */
 export const durationOption: typeof Config.durationOption = Config.durationOption
@@ -183,6 +190,7 @@ export const durationOption: typeof Config.durationOption = Config.durationOptio
  * writes under it: several CLI invocations, cron jobs or workers sharing the file make one renewal per expiry.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export function file(path: string): Effect.Effect<TokenCache, never, FileSystem.FileSystem>
 export function file(
@@ -201,7 +209,8 @@ export function file(
 /**
  * A file cache over `fs`, made synchronously (`TokenStore.directory` makes one per user on demand).
  *
- * @since 0.3.0
+ * @since 0.2.0
+ * @category constructors
  */
 export const makeFile = (
   fs: FileSystem.FileSystem,

@@ -2,6 +2,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as Redact from "./internal/redact.js"
 
 /**
  * A token as the SDK caches it. `expiresAt` is absolute: seconds since the Unix epoch (may be fractional), computed
@@ -11,6 +12,7 @@ import * as Schema from "effect/Schema"
  * refresh token (`refresh_rejected`); absent fields are not written.
  *
  * @since 0.1.0
+ * @category models
  */
 export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")({
   accessToken: Schema.propertySignature(Schema.Redacted(Schema.String)).pipe(Schema.fromKey("access_token")),
@@ -31,5 +33,14 @@ export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")(
  * The JSON form of a {@link TokenInfo}.
  *
  * @since 0.1.0
+ * @category models
  */
 export type TokenInfoJson = typeof TokenInfo.Encoded
+
+/**
+ * `abcd…wxyz`: enough of a token to tell two apart, never enough to use (for logs and terminals).
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const maskToken: (token: string) => string = Redact.maskToken

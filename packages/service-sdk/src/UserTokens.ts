@@ -28,6 +28,7 @@ import type { TokenStore } from "./TokenStore.js"
  * the store and how long an unused user's state stays in memory.
  *
  * @since 0.2.0
+ * @category options
  */
 export interface Options extends Omit<AuthorizationCode.Options, "tokenCache" | "refreshToken"> {
   /** Where each user's tokens are kept: `TokenStore.memory()`, `TokenStore.directory(path)`, `RedisTokenStore`. */
@@ -40,6 +41,7 @@ export interface Options extends Omit<AuthorizationCode.Options, "tokenCache" | 
  * What `UserTokens` provides: a `TokenProvider` per user id, sign-in (store a user's tokens) and sign-out (forget them).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface UserTokensService {
   /**
@@ -63,6 +65,7 @@ const NOT_SIGNED_IN = "not signed in: no token for this user (sign the user in, 
  * and `forUser` check ids synchronously with it).
  *
  * @since 0.2.0
+ * @category utils
  */
 export const checkUserId = (userId: unknown): string => {
   const error = userIdError(userId)
@@ -90,6 +93,7 @@ const failBadUserId = (error: ConfigurationError): Effect.Effect<never, TokenCac
  * `UserTokens.make`; exported for the Promise facade, which builds its own runtime around it.
  *
  * @since 0.2.0
+ * @category constructors
  */
 export const make = (
   options: Options
@@ -199,6 +203,7 @@ export const make = (
  * ```
  *
  * @since 0.2.0
+ * @category tags
  */
 export class UserTokens extends Context.Tag("service-sdk/UserTokens")<UserTokens, UserTokensService>() {
   /**

@@ -20,6 +20,7 @@ import type { TokenInfo } from "./TokenInfo.js"
  * Options of {@link authorizeLocal}: the scope to ask for, whether to open the browser, a hook that receives the consent URL, and the timeout.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface AuthorizeLocalOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
   /** How long to wait for the callback (default 300 s); then AuthenticationError. */
@@ -83,6 +84,7 @@ const reply = (callback: CallbackReceiver.Callback, page: Page) =>
  * ```
  *
  * @since 0.1.0
+ * @category utils
  */
 export const authorizeLocal: (
   options?: AuthorizeLocalOptions

@@ -18,7 +18,7 @@ export { ClientCredentials } from "./ClientCredentials.js"
  * The OAuth protocol, stateless: one Effect per protocol step (authorization URL, sign-in, code exchange, refresh,
  * client credentials), each returning a `TokenInfo`, nothing cached.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 export { OAuthClient } from "./OAuthClient.js"
 /**
@@ -60,10 +60,8 @@ export * as TokenCache from "./TokenCache.js"
  */
 export * as TokenStore from "./TokenStore.js"
 /** @since 0.1.0 */
-export { TokenInfo, type TokenInfoJson } from "./TokenInfo.js"
+export { maskToken, TokenInfo, type TokenInfoJson } from "./TokenInfo.js"
 /** @since 0.1.0 */
 export { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
 /** @since 0.2.0 */
 export { UserTokens, type UserTokensService } from "./UserTokens.js"
-/** @since 0.1.0 */
-export { maskToken } from "./internal/redact.js"
