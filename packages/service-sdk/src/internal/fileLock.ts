@@ -1,5 +1,5 @@
 /**
- * The lock file of a token cache file, shared by the processes of one machine (see docs/decisions.md, "File lock").
+ * The lock file of a token cache file, shared by the processes of one machine (docs/decisions.md, decision 27).
  *
  * `<path>.lock` holds `{ owner, pid, host, ttl }`. It is written whole to a temp file and hard-linked to its name
  * (`link` fails when the name exists: exclusive creation, never a half-written lock), kept alive by touching its
