@@ -7,7 +7,8 @@ import {
   asyncAuthorizeLocal,
   ConfigurationError,
   ServiceError,
-  TokenInfo
+  TokenInfo,
+  tokenInfoToJson
 } from "service-sdk/promise"
 import { type MockHandler, MockHttpClient, type RecordedRequest } from "service-sdk/testing"
 
@@ -106,7 +107,7 @@ describe("AsyncAuthorizationCode#authorizeLocal and asyncAuthorizeLocal", () => 
         void redirectBack(url, { code: "c" })
       }
     })
-    expect(token.refreshToken).toBeDefined()
+    expect(tokenInfoToJson(token)).toMatchObject({ access_token: "user-access", refresh_token: "user-refresh" })
     expect(await provider.getAccessToken()).toBe("user-access")
   })
 

@@ -11,6 +11,7 @@ import {
   authorizationCodeLayer,
   clientCredentialsLayer,
   credentials,
+  expectTokenRequests,
   numberedTokens,
   oauthError,
   requestCount,
@@ -63,11 +64,11 @@ describe("shared outcomes", () => {
       expect(outcomes.every((outcome) => outcome._tag === "Left" && outcome.left._tag === "AuthenticationError")).toBe(
         true
       )
-      expect(yield* requestCount).toBe(1)
+      yield* expectTokenRequests(1)
       const next = yield* Effect.fork(getToken)
       yield* TestClock.adjust("2 seconds")
       expect(value(yield* Fiber.join(next))).toBe("tok-2")
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
     }).pipe(
       Effect.provide(
         clientCredentialsLayer((_request, call) =>
@@ -98,7 +99,7 @@ describe("shared outcomes of forced refreshes", () => {
       yield* TestClock.adjust("2 seconds")
       const outcomes = yield* Fiber.join(fiber)
       expect(outcomes.filter((outcome) => outcome._tag === "Left").length).toBe(50)
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
     }).pipe(
       Effect.provide(
         clientCredentialsLayer((_request, call) =>
@@ -239,7 +240,7 @@ describe("invalid_grant", () => {
       yield* Effect.gen(function* () {
         const token = yield* getToken
         expect(value(token)).toBe("renewed-elsewhere")
-        expect(yield* requestCount).toBe(1)
+        yield* expectTokenRequests(1)
         expect(Option.getOrThrow(yield* Ref.get(store)).refreshRejected).toBeUndefined()
       }).pipe(
         Effect.provide(
@@ -274,7 +275,7 @@ describe("a shared cache that cannot be reached", () => {
         yield* TestClock.adjust("3600 seconds")
         expect(value(yield* getToken)).toBe("tok-3")
         expect(value(Option.getOrThrow(yield* Ref.get(store)).accessToken)).toBe("tok-3")
-        expect(yield* requestCount).toBe(3)
+        yield* expectTokenRequests(3)
       }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens(), { tokenCache: cache })), Effect.provide(logger))
     })
   )
@@ -302,13 +303,13 @@ describe("short-lived tokens", () => {
           { concurrency: "unbounded" }
         )
         for (let call = 0; call < 20; call++) yield* getToken
-        expect(yield* requestCount).toBe(1)
+        yield* expectTokenRequests(1)
       }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens({ expires_in: 10 }), { tokenCache: cache })))
       // another provider on that cache knows the lifetime from the entry: no request either
       yield* Effect.gen(function* () {
         yield* TestClock.adjust("4 seconds")
         expect(value(yield* getToken)).toBe("tok-1")
-        expect(yield* requestCount).toBe(0)
+        yield* expectTokenRequests(0)
       }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens({ expires_in: 10 }), { tokenCache: cache })))
     })
   )

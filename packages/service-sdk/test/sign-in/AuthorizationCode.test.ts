@@ -6,10 +6,10 @@ import {
   AUTH_URL,
   authorizationCodeLayer,
   credentials,
+  expectTokenRequests,
   numberedTokens,
   oauthError,
   REDIRECT_URI,
-  requestCount,
   requests,
   tokenResponse,
   value
@@ -203,7 +203,7 @@ describe("AuthorizationCode.exchangeCode", () => {
       expect(value(token.accessToken)).toBe("tok-1")
       expect(token.refreshToken && value(token.refreshToken)).toBe("refresh-1")
       expect(yield* getToken).toBe("tok-1")
-      expect(yield* requestCount).toBe(1)
+      yield* expectTokenRequests(1)
     }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens({ refresh_token: "refresh-1" }))))
   )
 
@@ -214,7 +214,7 @@ describe("AuthorizationCode.exchangeCode", () => {
       expect(error.message).toContain("refresh_token")
       const next = yield* Effect.flip(getToken)
       expect(next._tag).toBe("AuthenticationError")
-      expect(yield* requestCount).toBe(1)
+      yield* expectTokenRequests(1)
     }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens())))
   )
 
@@ -224,7 +224,7 @@ describe("AuthorizationCode.exchangeCode", () => {
         const error = yield* Effect.flip(exchange(code))
         expect(error._tag).toBe("ConfigurationError")
       }
-      expect(yield* requestCount).toBe(0)
+      yield* expectTokenRequests(0)
     }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens({ refresh_token: "r" }))))
   )
 
@@ -235,7 +235,7 @@ describe("AuthorizationCode.exchangeCode", () => {
       expect(error._tag).toBe("ConfigurationError")
       expect(error.message).toContain("redirectUri")
       expect(error.message).toContain("SERVICE_SDK_REDIRECT_URI")
-      expect(yield* requestCount).toBe(0)
+      yield* expectTokenRequests(0)
     }).pipe(Effect.provide(MockHttpClient.layer(numberedTokens({ refresh_token: "r" }))))
   )
 
@@ -267,7 +267,7 @@ describe("AuthorizationCode refresh", () => {
       yield* TestClock.adjust("1 hour")
       expect(yield* getToken).toBe("tok-2")
       expect(yield* lastForm).toEqual({ grant_type: "refresh_token", refresh_token: "refresh-1" })
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
     }).pipe(
       Effect.provide(
         authorizationCodeLayer(
@@ -350,7 +350,7 @@ describe("AuthorizationCode refresh", () => {
       expect(value(fresh)).toBe("tok-2")
       expect(yield* lastForm).toEqual({ grant_type: "refresh_token", refresh_token: "refresh-1" })
       expect(yield* getToken).toBe("tok-2")
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
     }).pipe(
       Effect.provide(
         authorizationCodeLayer((_request, call) =>
@@ -412,7 +412,7 @@ describe("AuthorizationCode refresh", () => {
           Effect.flatMap(TokenProvider, (provider) => provider.forceRefresh(Redacted.make("whatever")))
         )
         expect(forced.message).toContain("exchangeCode")
-        expect(yield* requestCount).toBe(0)
+        yield* expectTokenRequests(0)
       }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens())))
   )
 
@@ -453,14 +453,14 @@ describe("AuthorizationCode sign-in: a pending sign-in is used up only by the to
       expect(again).toBeInstanceOf(AuthenticationError)
       expect(again.message).toContain("single-use")
       expect((again as AuthenticationError).payload?.error).toBe("invalid_grant")
-      expect(yield* requestCount).toBe(1)
+      yield* expectTokenRequests(1)
       const racing = yield* begin()
       const outcomes = yield* Effect.all(
         Array.from({ length: 5 }, () => Effect.either(complete(`?code=c2&state=${racing.state}`, racing))),
         { concurrency: "unbounded" }
       )
       expect(outcomes.filter(Either.isRight)).toHaveLength(1)
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
       // a new sign-in with the same (caller-chosen) state is another pending sign-in
       const second = yield* begin("fixed-state")
       expect(value((yield* complete("?code=c3&state=fixed-state", second)).accessToken)).toBe("tok-3")
@@ -477,7 +477,7 @@ describe("AuthorizationCode sign-in: a pending sign-in is used up only by the to
       yield* answerWith(numberedTokens({ refresh_token: "r" }))
       const retried = yield* Effect.flip(complete(callback, pending))
       expect(retried.message).toContain("single-use")
-      expect(yield* requestCount).toBe(1)
+      yield* expectTokenRequests(1)
     }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens())))
   )
 
@@ -497,7 +497,7 @@ describe("AuthorizationCode sign-in: a pending sign-in is used up only by the to
       expect(yield* getToken).toBe("tok-late")
       // now it is used up
       expect((yield* Effect.flip(complete(callback, pending))).message).toContain("single-use")
-      expect(yield* requestCount).toBe(3)
+      yield* expectTokenRequests(3)
     }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens(), { maxRetries: 0 })))
   )
 
@@ -508,7 +508,7 @@ describe("AuthorizationCode sign-in: a pending sign-in is used up only by the to
       expect(forged.message).toContain("state mismatch")
       const token = yield* complete(`?code=c&state=${pending.state}`, pending)
       expect(value(token.accessToken)).toBe("tok-1")
-      expect(yield* requestCount).toBe(1)
+      yield* expectTokenRequests(1)
     }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens({ refresh_token: "r" }))))
   )
 })

@@ -9,10 +9,10 @@ import {
   AUTH_URL,
   authorizationCodeLayer,
   credentials,
+  expectTokenRequests,
   isolateEnv,
   numberedTokens,
   REDIRECT_URI,
-  requestCount,
   requests,
   value
 } from "../fixtures.js"
@@ -129,7 +129,7 @@ describe("AuthorizationCode with PKCE: the authorization URL", () => {
       const given = yield* ac.beginAuthorization({ state: "mine" })
       expect(given.state).toBe("mine")
       expect(new URL(given.url).searchParams.get("state")).toBe("mine")
-      expect(yield* requestCount).toBe(0)
+      yield* expectTokenRequests(0)
     }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens())))
   )
 })
@@ -192,7 +192,7 @@ describe("token requests: exact bodies and headers", () => {
         authorization: undefined,
         contentType: "application/x-www-form-urlencoded"
       })
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
     }).pipe(Effect.provide(publicLayer()))
   )
 
@@ -212,7 +212,7 @@ describe("token requests: exact bodies and headers", () => {
       const error = yield* Effect.flip((yield* provider).exchangeCode("code-1"))
       expect(error._tag).toBe("ConfigurationError")
       expect(error.message).toContain("public clients must use PKCE")
-      expect(yield* requestCount).toBe(0)
+      yield* expectTokenRequests(0)
     }).pipe(Effect.provide(publicLayer()))
   )
 
@@ -223,7 +223,7 @@ describe("token requests: exact bodies and headers", () => {
         const error = yield* Effect.flip(ac.exchangeCode("code-1", { codeVerifier }))
         expect(error._tag).toBe("ConfigurationError")
       }
-      expect(yield* requestCount).toBe(0)
+      yield* expectTokenRequests(0)
       yield* ac.exchangeCode("code-1", { codeVerifier: "short-verifier" })
       expect((yield* requests)[0]!.form.get("code_verifier")).toBe("short-verifier")
     }).pipe(Effect.provide(publicLayer()))
@@ -284,7 +284,7 @@ describe("completeAuthorization", () => {
       expect(all[0]!.form.get("code")).toBe("the-code")
       expect(all[0]!.form.get("code_verifier")).toBe(Redacted.value(pending.codeVerifier))
       expect(value(yield* ac.getAccessToken)).toBe("tok-1")
-      expect(yield* requestCount).toBe(1)
+      yield* expectTokenRequests(1)
     }).pipe(Effect.provide(publicLayer()))
   )
 
@@ -303,7 +303,7 @@ describe("completeAuthorization", () => {
         ac.completeAuthorization(`${REDIRECT_URI}?code=c`, { state: "", codeVerifier: pending.codeVerifier })
       )
       expect(noState._tag).toBe("ConfigurationError")
-      expect(yield* requestCount).toBe(0)
+      yield* expectTokenRequests(0)
     }).pipe(Effect.provide(publicLayer()))
   )
 

@@ -5,6 +5,7 @@ import { MockHttpClient, TestTokenProvider } from "service-sdk/testing"
 import {
   clientCredentialsLayer,
   credentials,
+  expectTokenRequests,
   numberedTokens,
   requestCount,
   requests,
@@ -20,7 +21,7 @@ describe("ClientCredentials", () => {
       expect(yield* getToken).toBe("tok-1")
       expect(yield* getToken).toBe("tok-1")
       expect(yield* getToken).toBe("tok-1")
-      expect(yield* requestCount).toBe(1)
+      yield* expectTokenRequests(1)
     }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens())))
   )
 
@@ -29,12 +30,12 @@ describe("ClientCredentials", () => {
       expect(yield* getToken).toBe("tok-1") // expiresAt = 3600 s, stale from 3570 s
       yield* TestClock.setTime(3_569_000)
       expect(yield* getToken).toBe("tok-1")
-      expect(yield* requestCount).toBe(1)
+      yield* expectTokenRequests(1)
       yield* TestClock.setTime(3_571_000)
       expect(yield* getToken).toBe("tok-2")
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
       expect(yield* getToken).toBe("tok-2")
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
     }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens())))
   )
 
@@ -45,7 +46,7 @@ describe("ClientCredentials", () => {
       expect(yield* getToken).toBe("tok-1")
       yield* TestClock.setTime(3_001_000)
       expect(yield* getToken).toBe("tok-2")
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
     }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens(), { skew: "10 minutes" })))
   )
 
@@ -59,12 +60,12 @@ describe("ClientCredentials", () => {
         )
         expect(new Set(herd)).toEqual(new Set(["tok-1"]))
         for (let call = 0; call < 20; call++) expect(yield* getToken).toBe("tok-1")
-        expect(yield* requestCount).toBe(1)
+        yield* expectTokenRequests(1)
         yield* TestClock.adjust("4900 millis")
         expect(yield* getToken).toBe("tok-1")
         yield* TestClock.adjust("100 millis")
         expect(yield* getToken).toBe("tok-2")
-        expect(yield* requestCount).toBe(2)
+        yield* expectTokenRequests(2)
       }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens({ expires_in: 10 }))))
   )
 

@@ -8,7 +8,7 @@ import { type Duration, Effect, Exit, Fiber, Layer, Logger, Option, Ref, TestClo
 import { ClientCredentials, ConfigurationError, TokenProvider } from "service-sdk"
 import { AsyncClientCredentials } from "service-sdk/promise"
 import { type MockHandler, MockHttpClient, type MockResponse } from "service-sdk/testing"
-import { awaitRequests, credentials, requestCount, setHandler, tokenResponse, value } from "../fixtures.js"
+import { awaitRequests, credentials, expectTokenRequests, setHandler, tokenResponse, value } from "../fixtures.js"
 
 const AHEAD = { skew: "30 seconds", refreshAhead: "60 seconds" } as const
 
@@ -29,7 +29,7 @@ describe("refreshAhead", () => {
       expect(yield* token).toBe("tok-1")
       yield* TestClock.adjust("3500 seconds")
       expect(yield* token).toBe("tok-1")
-      expect(yield* requestCount).toBe(1)
+      yield* expectTokenRequests(1)
       yield* TestClock.adjust("11 seconds") // 3511 s: inside the window
       // many callers, none waits for the renewal (its answer is 5 s away on the TestClock)
       const callers = yield* Effect.fork(
@@ -40,10 +40,10 @@ describe("refreshAhead", () => {
       )
       const served = yield* Fiber.join(callers)
       expect(new Set(served)).toEqual(new Set(["tok-1"]))
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
       yield* TestClock.adjust("5 seconds")
       expect(yield* token).toBe("tok-2")
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
     }).pipe(Effect.provide(provider(delayedAfterFirst("5 seconds"))))
   )
 
@@ -56,7 +56,7 @@ describe("refreshAhead", () => {
       const late = yield* Effect.fork(token)
       yield* TestClock.adjust("14 seconds")
       expect(yield* Fiber.join(late)).toBe("tok-2")
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
     }).pipe(Effect.provide(provider(delayedAfterFirst("20 seconds"))))
   )
 
@@ -76,13 +76,13 @@ describe("refreshAhead", () => {
           // let the background renewal fail (no retries: maxRetries 0)
           yield* TestClock.adjust("1 second")
           for (let i = 0; i < 10; i++) expect(yield* token).toBe("tok-1")
-          expect(yield* requestCount).toBe(2)
+          yield* expectTokenRequests(2)
           const warnings = (yield* Ref.get(logs)).filter((line) => line.startsWith("WARN"))
           expect(warnings.some((line) => line.includes("renewal ahead of expiry failed"))).toBe(true)
           yield* setHandler(() => tokenResponse("tok-3"))
           yield* TestClock.adjust("60 seconds") // stale
           expect(yield* token).toBe("tok-3")
-          expect(yield* requestCount).toBe(3)
+          yield* expectTokenRequests(3)
         }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
       }).pipe(Effect.provide(provider(() => tokenResponse("tok-1"), { ...AHEAD, maxRetries: 0 })))
   )
@@ -112,7 +112,7 @@ describe("refreshAhead", () => {
       expect(yield* token).toBe("tok-1")
       yield* TestClock.adjust("3565 seconds")
       expect(yield* token).toBe("tok-1")
-      expect(yield* requestCount).toBe(1)
+      yield* expectTokenRequests(1)
     }).pipe(Effect.provide(provider(delayedAfterFirst("1 second"), { skew: "30 seconds" })))
   )
 

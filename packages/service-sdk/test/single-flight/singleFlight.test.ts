@@ -5,6 +5,7 @@ import { MockHttpClient } from "service-sdk/testing"
 import {
   awaitRequests,
   clientCredentialsLayer,
+  expectTokenRequests,
   numberedTokens,
   requestCount,
   setHandler,
@@ -62,7 +63,7 @@ describe("single flight", () => {
         )
         expect(tokens).toHaveLength(1000)
         expect(new Set(tokens.map(value))).toEqual(new Set(["tok-1"]))
-        expect(yield* requestCount).toBe(1)
+        yield* expectTokenRequests(1)
       }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens(), { tokenCache: cache })))
       expect(value(Option.getOrThrow(yield* cache.get).accessToken)).toBe("tok-1")
     })
@@ -79,7 +80,7 @@ describe("single flight", () => {
       yield* TestClock.adjust("5 seconds")
       const tokens = yield* Fiber.join(fiber)
       expect(new Set(tokens.map(value))).toEqual(new Set(["tok-1"]))
-      expect(yield* requestCount).toBe(1)
+      yield* expectTokenRequests(1)
     }).pipe(
       Effect.provide(
         clientCredentialsLayer((_request, call) =>
@@ -97,9 +98,9 @@ describe("single flight", () => {
         { concurrency: "unbounded" }
       )
       expect(new Set(refreshed.map(value))).toEqual(new Set(["tok-2"]))
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
       expect(value(yield* getToken)).toBe("tok-2")
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
     }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens())))
   )
 
@@ -112,7 +113,7 @@ describe("single flight", () => {
       expect(value(again)).toBe("tok-2")
       const unknown = yield* Effect.flatMap(provider, (p) => p.forceRefresh(Redacted.make("never-issued")))
       expect(value(unknown)).toBe("tok-2")
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
     }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens())))
   )
 
@@ -124,7 +125,7 @@ describe("single flight", () => {
         yield* cache.set(tokenInfo("from-elsewhere", 3600))
         const refreshed = yield* Effect.flatMap(provider, (p) => p.forceRefresh(first))
         expect(value(refreshed)).toBe("from-elsewhere")
-        expect(yield* requestCount).toBe(1)
+        yield* expectTokenRequests(1)
       }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens(), { tokenCache: cache })))
     })
   )
@@ -133,11 +134,11 @@ describe("single flight", () => {
     Effect.gen(function* () {
       const failure = yield* Effect.flip(getToken)
       expect(failure._tag).toBe("AuthenticationError")
-      expect(yield* requestCount).toBe(1)
+      yield* expectTokenRequests(1)
       expect(value(yield* getToken)).toBe("tok-ok")
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
       expect(value(yield* getToken)).toBe("tok-ok")
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
     }).pipe(
       Effect.provide(
         clientCredentialsLayer((_request, call) =>
@@ -156,9 +157,9 @@ describe("single flight", () => {
       yield* Fiber.interrupt(hung)
       const token = yield* Fiber.join(waiter)
       expect(value(token)).toBe("after-interrupt")
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
       expect(value(yield* getToken)).toBe("after-interrupt")
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
     }).pipe(Effect.provide(clientCredentialsLayer(numberedTokens())))
   )
 

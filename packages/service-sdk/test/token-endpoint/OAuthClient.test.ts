@@ -8,11 +8,11 @@ import { type MockHandler, MockHttpClient } from "service-sdk/testing"
 import {
   AUTH_URL,
   credentials,
+  expectTokenRequests,
   isolateEnv,
   numberedTokens,
   oauthError,
   REDIRECT_URI,
-  requestCount,
   requests,
   tokenResponse,
   value
@@ -139,7 +139,7 @@ describe("OAuthClient: authorization URL and sign-in", () => {
         expect(url.searchParams.get("state")).toBe(pending.state)
         expect(url.searchParams.get("login_hint")).toBe("user-7")
         expect(url.searchParams.get("code_challenge")).toBe(Pkce.challengeOf(Redacted.value(pending.codeVerifier)))
-        expect(yield* requestCount).toBe(0)
+        yield* expectTokenRequests(0)
 
         const token = yield* oauth.completeAuthorization(
           `${REDIRECT_URI}?code=the-code&state=${pending.state}`,
@@ -175,7 +175,7 @@ describe("OAuthClient: authorization URL and sign-in", () => {
           expect(error.message).toMatch(/^state mismatch/)
           expect(error.message).not.toContain("injected")
         }
-        expect(yield* requestCount).toBe(0)
+        yield* expectTokenRequests(0)
         // the forgeries did not use up the pending sign-in
         const token = yield* oauth.completeAuthorization(`?code=c&state=${pending.state}`, pending)
         expect(value(token.accessToken)).toBe("tok-1")
@@ -198,7 +198,7 @@ describe("OAuthClient: authorization URL and sign-in", () => {
         const next = yield* oauth.beginAuthorization()
         const noCode = yield* Effect.flip(oauth.completeAuthorization(`?state=${next.state}`, next))
         expect(noCode.message).toContain("no code")
-        expect(yield* requestCount).toBe(0)
+        yield* expectTokenRequests(0)
       })
     )
   )
@@ -211,7 +211,7 @@ describe("OAuthClient: authorization URL and sign-in", () => {
         const first = yield* oauth.completeAuthorization(callback, pending)
         const second = yield* oauth.completeAuthorization(callback, pending)
         expect([value(first.accessToken), value(second.accessToken)]).toEqual(["tok-1", "tok-2"])
-        expect(yield* requestCount).toBe(2)
+        yield* expectTokenRequests(2)
       })
     )
   )
@@ -223,7 +223,7 @@ describe("OAuthClient: authorization URL and sign-in", () => {
           oauth.completeAuthorization("?code=c&state=s", { state: "", codeVerifier: "v" })
         )
         expect(error).toBeInstanceOf(ConfigurationError)
-        expect(yield* requestCount).toBe(0)
+        yield* expectTokenRequests(0)
       })
     )
   )
@@ -243,7 +243,7 @@ describe("OAuthClient: token requests, nothing cached", () => {
           expect(missing).toBeInstanceOf(AuthenticationError)
           expect(missing.message).toContain("refresh_token")
           expect(yield* Effect.flip(oauth.exchangeCode(" "))).toBeInstanceOf(ConfigurationError)
-          expect(yield* requestCount).toBe(2)
+          yield* expectTokenRequests(2)
         })
     )
   )
@@ -283,12 +283,12 @@ describe("OAuthClient: token requests, nothing cached", () => {
         Effect.gen(function* () {
           const rejected = yield* Effect.flip(oauth.refresh("r"))
           expect((rejected as AuthenticationError).payload?.error).toBe("invalid_grant")
-          expect(yield* requestCount).toBe(1)
+          yield* expectTokenRequests(1)
           const fiber = yield* Effect.fork(oauth.refresh("r"))
           yield* TestClock.adjust("10 seconds")
           const token = yield* fiber
           expect(value(token.accessToken)).toBe("tok-3")
-          expect(yield* requestCount).toBe(3)
+          yield* expectTokenRequests(3)
         })
     )
   )
@@ -323,7 +323,7 @@ describe("OAuthClient: public clients", () => {
           expect(noVerifier.message).toContain("PKCE")
           const cc = yield* Effect.flip(oauth.clientCredentials())
           expect(cc).toBeInstanceOf(AuthenticationError)
-          expect(yield* requestCount).toBe(0)
+          yield* expectTokenRequests(0)
 
           const pending = yield* oauth.beginAuthorization()
           yield* oauth.completeAuthorization(`?code=c&state=${pending.state}`, pending)

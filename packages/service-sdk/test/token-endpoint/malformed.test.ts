@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, TestClock } from "effect"
 import { AuthenticationError, AuthorizationCode, TokenCache, TokenProvider } from "service-sdk"
 import { MockHttpClient, type MockResponse } from "service-sdk/testing"
-import { authorizationCodeLayer, requestCount, requests, setHandler, tokenResponse, value } from "../fixtures.js"
+import { authorizationCodeLayer, expectTokenRequests, requests, setHandler, tokenResponse, value } from "../fixtures.js"
 
 const raw = (body: string, contentType = "application/json"): MockResponse => ({
   status: 200,
@@ -54,7 +54,7 @@ describe("token characters", () => {
       expect(JSON.stringify(error)).not.toContain("canary")
       expect(String(error)).not.toContain("canary")
       // not retried as a transport failure
-      expect(yield* requestCount).toBe(2)
+      yield* expectTokenRequests(2)
     }).pipe(Effect.provide(authorizationCodeLayer(() => tokenResponse("unused"))))
   )
 })
@@ -78,7 +78,7 @@ describe("malformed token responses", () => {
           expect(auth.payload?.error).toBe("invalid_token_response")
           expect(auth.payload?.error_description).toBeTypeOf("string")
           expect(auth.message).toMatch(/malformed token response/)
-          expect(yield* requestCount).toBe(2)
+          yield* expectTokenRequests(2)
 
           const kept = Option.getOrThrow(yield* cache.get)
           expect(value(kept.accessToken)).toBe("tok-1")
@@ -109,7 +109,7 @@ describe("malformed token responses", () => {
         expect(error._tag).toBe("AuthenticationError")
         expect(Option.isNone(yield* cache.get)).toBe(true)
         expect((yield* Effect.flip(provider.getAccessToken))._tag).toBe("AuthenticationError")
-        expect(yield* requestCount).toBe(1)
+        yield* expectTokenRequests(1)
       }).pipe(
         Effect.provide(
           authorizationCodeLayer(() => MockHttpClient.json({ access_token: "x", expires_in: -5, refresh_token: "r" }), {

@@ -6,8 +6,8 @@ import { backoff, parseRetryAfter } from "../../src/internal/retry.js"
 import {
   authorizationCodeLayer,
   clientCredentialsLayer,
+  expectTokenRequests,
   oauthError,
-  requestCount,
   tokenResponse,
   value
 } from "../fixtures.js"
@@ -103,7 +103,7 @@ describe("token endpoint retry policy", () => {
       yield* TestClock.adjust("1 minute")
       const token = yield* Fiber.join(fiber)
       expect(value(token)).toBe("recovered")
-      expect(yield* requestCount).toBe(3)
+      yield* expectTokenRequests(3)
     }).pipe(
       Effect.provide(
         clientCredentialsLayer(
