@@ -94,6 +94,18 @@ export class ClientCredentials extends Context.Tag("service-sdk/ClientCredential
   /**
    * {@link make}: the provider in the current `Scope`.
    *
+   * @example
+   * ```ts
+   * import { NodeHttpClient } from "@effect/platform-node"
+   * import { Effect } from "effect"
+   * import { ClientCredentials } from "service-sdk"
+   *
+   * const token = Effect.gen(function* () {
+   *   const provider = yield* ClientCredentials.make({ scope: "catalog-read" })
+   *   return yield* provider.getAccessToken
+   * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
+   * ```
+   *
    * @since 0.1.0
    */
   static readonly make = make
