@@ -7,6 +7,7 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import type * as ClientCredentials from "./ClientCredentials.js"
@@ -14,20 +15,23 @@ import { secretValue } from "./internal/config.js"
 import * as Protocol from "./internal/oauthClient.js"
 import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
-import * as SignIns from "./internal/signIns.js"
+import * as PendingSignIns from "./internal/pendingSignIns.js"
 import type * as OAuthClient from "./OAuthClient.js"
 import type { AuthenticationError, ConfigurationError, TokenCacheError, TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"
 import type { TokenProvider, TokenProviderService } from "./TokenProvider.js"
 
 /**
- * The options of `ClientCredentials`, plus the protocol's `redirectUri` (`SERVICE_SDK_REDIRECT_URI`) and
- * `publicClient`, and a refresh token to start from (for programs that stored one).
+ * The options of `ClientCredentials`, plus the protocol's sign-in options (`redirectUri`, from
+ * `SERVICE_SDK_REDIRECT_URI`; `publicClient`; `issuer`; `refreshTokenLifetime`), and a refresh token to start from
+ * (for programs that stored one).
  *
  * @since 0.1.0
  * @category options
  */
-export interface Options extends ClientCredentials.Options, Pick<OAuthClient.Options, "redirectUri" | "publicClient"> {
+export interface Options
+  extends ClientCredentials.Options,
+    Pick<OAuthClient.Options, "redirectUri" | "publicClient" | "issuer" | "refreshTokenLifetime"> {
   readonly refreshToken?: string | Redacted.Redacted<string> | undefined
 }
 
@@ -111,13 +115,22 @@ export interface AuthorizationCodeService extends TokenProviderService {
    * @since 0.2.0
    */
   readonly authUrl: string
+  /**
+   * When the user's sign-in ends, if known: the end of the refresh token (from `refresh_token_expires_in`, else the
+   * sign-in time plus `refreshTokenLifetime`), after which the user must sign in again. None when nothing says.
+   *
+   * @since 0.2.0
+   */
+  readonly signInEndsAt: Effect.Effect<Option.Option<Date>, TokenCacheError>
 }
 
 /**
  * The code from the URL the authorization server redirected to (RFC 6749 §4.1.2). Accepts a full URL or a bare query
- * string. Rules, in order: when `expectedState` is given, a missing or different `state` fails ("state mismatch";
- * §10.12, CSRF); an `error` parameter fails (§4.1.2.1), its `error_description` without control characters and capped
- * at 512 characters; no `code` fails.
+ * string. Rules, in order: a repeated `state`, `code`, `error` or `iss` parameter fails (§3.1); when `expectedState`
+ * is given, a missing or different `state` fails ("state mismatch"; §10.12, CSRF); when `issuer` is given, an `iss`
+ * that differs fails (RFC 9207; `completeAuthorization` always checks it against the configured issuer); an `error`
+ * parameter fails (§4.1.2.1), its `error_description` without control characters and capped at 512 characters; no
+ * `code` fails.
  *
  * (The facade's `AsyncAuthorizationCode.parseResponseUrl` reads it here; everyone else through
  * `AuthorizationCode.parseResponseUrl`.)
@@ -127,7 +140,7 @@ export interface AuthorizationCodeService extends TokenProviderService {
  */
 export const parseResponseUrl: (
   url: string,
-  options?: { readonly expectedState?: string | undefined }
+  options?: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined }
 ) => Effect.Effect<string, AuthenticationError> = Protocol.parseResponseUrl
 
 /**
@@ -142,11 +155,13 @@ export const makeOwned = (options: Options = {}) =>
     const bootstrap = secretValue(options.refreshToken)
     const refresh = RefreshGrant.make(oauth, {
       initialRefreshToken: bootstrap ? Redacted.make(bootstrap) : undefined,
-      noTokenMessage: "no token: call exchangeCode first (or pass a refreshToken)"
+      noTokenMessage: "no token: call exchangeCode first (or pass a refreshToken)",
+      refreshTokenLifetime: resolved.refreshTokenLifetime,
+      name: "AuthorizationCode"
     })
     // A shared refresh token is used only under the fleet lock: no renewal while the cache is unreachable.
     const { peek, service, store } = yield* Provider.makeService("AuthorizationCode", resolved, refresh, "fail")
-    const signIns = SignIns.make()
+    const signIns = PendingSignIns.make()
 
     const keep = (token: TokenInfo) => Effect.as(store(token), token)
 
@@ -176,7 +191,8 @@ export const makeOwned = (options: Options = {}) =>
       completeAuthorization,
       publicClient: resolved.publicClient,
       redirectUri,
-      authUrl: resolved.authUrl
+      authUrl: resolved.authUrl,
+      signInEndsAt: Provider.signInEnd(resolved.cache, Provider.accepts(resolved), resolved.refreshTokenLifetime)
     }
     return { service: authorizationCode, peek }
   })
@@ -222,8 +238,9 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
    */
   static readonly make = make
   /**
-   * The code from the URL the authorization server redirected to; fails with `AuthenticationError` on an `error`
-   * parameter, a missing code, or (with `expectedState`) a missing or different state.
+   * The code from the URL the authorization server redirected to; fails with `AuthenticationError` on a repeated
+   * `state`/`code`/`error`/`iss`, an `error` parameter, a missing code, (with `expectedState`) a missing or different
+   * state, or (with `issuer`) a different `iss`.
    *
    * @since 0.1.0
    */

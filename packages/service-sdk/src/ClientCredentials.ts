@@ -23,7 +23,8 @@ import type { TokenProvider, TokenProviderService } from "./TokenProvider.js"
  * @since 0.1.0
  * @category options
  */
-export interface Options extends Omit<OAuthClient.Options, "publicClient" | "redirectUri"> {
+export interface Options
+  extends Omit<OAuthClient.Options, "publicClient" | "redirectUri" | "issuer" | "refreshTokenLifetime"> {
   /** Where the token is kept (default: in memory, this process only). */
   readonly tokenCache?: TokenCache | undefined
   /** A token is renewed this long before it expires (default 30 s). */

@@ -33,8 +33,28 @@ export interface Options {
    */
   readonly publicClient?: boolean | undefined
   readonly authUrl?: string | undefined
-  /** Needed by `exchangeCode`/`completeAuthorization` and sent in authorization URLs. */
+  /**
+   * Needed by `exchangeCode`/`completeAuthorization` and sent in authorization URLs. The Service's rules apply
+   * (checked here, a ConfigurationError otherwise): `https`, or `http` on a loopback IP literal (`127.0.0.1`,
+   * `[::1]`), never `localhost`; a loopback URI may have no port (`authorizeLocal` then picks one per sign-in).
+   */
   readonly redirectUri?: string | undefined
+  /**
+   * The authorization server's issuer identifier (RFC 9207): an authorization response whose `iss` differs is
+   * refused. Default: `authUrl` without a trailing slash.
+   *
+   * @since 0.2.0
+   */
+  readonly issuer?: string | undefined
+  /**
+   * How long a sign-in lasts when the token endpoint does not say so with `refresh_token_expires_in`: the Service
+   * ends a refresh token 180 days after the user signed in, and refreshing does not extend it (pass `"180 days"`).
+   * With it the stored entry knows when the sign-in ends: a warning is logged within its last 7 days, and the
+   * `invalid_grant` at its end says to sign in again. Default: unknown (only the server's word counts).
+   *
+   * @since 0.2.0
+   */
+  readonly refreshTokenLifetime?: Duration.DurationInput | undefined
   /** The default scope of authorization URLs and of `clientCredentials`. */
   readonly scope?: string | ReadonlyArray<string> | undefined
   /** Per attempt of a token request (default 30 s). */
@@ -67,7 +87,14 @@ export interface AuthorizationUrlOptions {
  * @since 0.2.0
  * @category options
  */
-export interface BeginAuthorizationOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {}
+export interface BeginAuthorizationOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
+  /**
+   * The redirect URI of this sign-in instead of the configured one: the configured loopback URI with the port its
+   * server listens on, when it was configured without one (`authorizeLocal` sets it; RFC 8252 §7.3). It is kept in
+   * the pending sign-in, so the code exchange sends the same one (RFC 6749 §4.1.3).
+   */
+  readonly redirectUri?: string | undefined
+}
 
 /**
  * The options of `exchangeCode`.
@@ -100,6 +127,8 @@ export interface ScopeOptions {
 export interface PendingInput {
   readonly state: string
   readonly codeVerifier: string | Redacted.Redacted<string>
+  /** The sign-in's own redirect URI (see `BeginAuthorizationOptions.redirectUri`), when not the configured one. */
+  readonly redirectUri?: string | undefined
 }
 
 /**
@@ -113,6 +142,12 @@ export interface PendingAuthorization {
   readonly url: string
   readonly state: string
   readonly codeVerifier: Redacted.Redacted<string>
+  /**
+   * The redirect URI of this sign-in, when it is not the configured one (see `BeginAuthorizationOptions`).
+   *
+   * @since 0.2.0
+   */
+  readonly redirectUri?: string | undefined
 }
 
 /**

@@ -123,7 +123,7 @@ export interface Follows {
  * @category models
  */
 export interface Player {
-  /** `GET /me/player`; none when nothing is playing (204). */
+  /** `GET /me/player`; none when nothing is playing (204 or an empty 200). */
   readonly playbackState: Effect.Effect<Option.Option<Schemas.PlaybackState>, ServiceClientError>
 }
 
@@ -132,7 +132,7 @@ export interface Player {
  * @category models
  */
 export interface Playlists {
-  /** `POST /playlists/{id}/tracks` with `{"uris": [...]}`. Not retried on 5xx: adding twice adds twice. */
+  /** `POST /playlists/{id}/items` with `{"uris": [...]}` (201). Not retried on 5xx: adding twice adds twice. */
   readonly addItems: (
     id: string,
     uris: ReadonlyArray<string>

@@ -6,6 +6,7 @@
  */
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
+import * as Redact from "./internal/redact.js"
 
 /**
  * The decoded body of an OAuth error response (RFC 6749 §5.2), or a description of a malformed response.
@@ -148,3 +149,14 @@ for (const ErrorClass of [
  * @category guards
  */
 export const isServiceError = (u: unknown): u is ServiceError => u instanceof ServiceError
+
+/**
+ * Server-supplied or otherwise untrusted text (an `error_description`, an API error message, a profile field) made
+ * safe to show in an error, a log line or a terminal: escape sequences and control, bidi and invisible characters
+ * removed, then capped at `max` characters (512 by default; never splitting a surrogate pair). The cleaner the SDK's
+ * errors use, for programs that print server text themselves (the CLI).
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const cleanUntrustedText: (text: string, max?: number) => string = Redact.cleanUntrustedText

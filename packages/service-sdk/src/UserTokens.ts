@@ -56,6 +56,13 @@ export interface UserTokensService {
    * no `clear`) and drops the in-memory state. Later calls for that user fail with "not signed in".
    */
   readonly signOut: (userId: string) => Effect.Effect<void, TokenCacheError>
+  /**
+   * When the user's sign-in ends, if known (the refresh token's end: `refresh_token_expires_in`, else the sign-in
+   * time plus `refreshTokenLifetime`); none for a user with no entry or when nothing says.
+   *
+   * @since 0.2.0
+   */
+  readonly signInEndsAt: (userId: string) => Effect.Effect<Option.Option<Date>, TokenCacheError>
 }
 
 const NOT_SIGNED_IN = "not signed in: no token for this user (sign the user in, then UserTokens.signIn)"
@@ -107,7 +114,9 @@ export const make = (
     const { store } = options
     const idleTimeToLive = yield* positiveDuration(options.idleTimeToLive, "5 minutes", "idleTimeToLive")
     // resolved once: credentials, endpoint, skew…; each user gets their own cache and single flight
-    const resolved = yield* Provider.resolve({ ...options, tokenCache: undefined }, { redirectUri: false })
+    // the Service's redirect URI rules hold here too, though UserTokens sends none (the sign-in does)
+    const resolved = yield* Provider.resolve({ ...options, tokenCache: undefined })
+    const { refreshTokenLifetime } = resolved
 
     interface UserState {
       readonly service: TokenProviderService
@@ -118,7 +127,11 @@ export const make = (
       idleTimeToLive,
       lookup: (userId: string): Effect.Effect<UserState, never, Scope.Scope> => {
         const cache = store(userId)
-        const refresh = RefreshGrant.make(resolved.oauth, { noTokenMessage: NOT_SIGNED_IN })
+        const refresh = RefreshGrant.make(resolved.oauth, {
+          noTokenMessage: NOT_SIGNED_IN,
+          refreshTokenLifetime,
+          name: "UserTokens"
+        })
         // The store's entry decides: a user whose entry is gone was signed out (maybe by another process sharing the
         // store), so their refresh token is not used again. A store that cannot be read does not block the renewal.
         const renew = (current: Option.Option<TokenInfo>) =>
@@ -166,7 +179,14 @@ export const make = (
         return withUser(id, (state) => state.signOut).pipe(Effect.zipRight(RcMap.invalidate(users, id)))
       }).pipe(Effect.withSpan("UserTokens.signOut"))
 
-    return { provider, signIn, signOut } satisfies UserTokensService
+    const signInEndsAt = (userId: string): Effect.Effect<Option.Option<Date>, TokenCacheError> =>
+      Effect.suspend(() => {
+        const error = userIdError(userId)
+        if (error !== undefined) return failBadUserId(error)
+        return Provider.signInEnd(store(userId), Provider.accepts(resolved), refreshTokenLifetime)
+      })
+
+    return { provider, signIn, signOut, signInEndsAt } satisfies UserTokensService
   })
 
 /**

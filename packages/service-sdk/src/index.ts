@@ -65,3 +65,5 @@ export { maskToken, TokenInfo, type TokenInfoJson } from "./TokenInfo.js"
 export { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
 /** @since 0.2.0 */
 export { UserTokens, type UserTokensService } from "./UserTokens.js"
+/** @since 0.2.0 */
+export { cleanUntrustedText } from "./ServiceError.js"

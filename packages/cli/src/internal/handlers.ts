@@ -27,7 +27,7 @@ import { visit } from "./loopback.js"
 import { forgetLogin, readLogin, saveLogin, secureCacheDirectory } from "./login.js"
 import type { EmulatorFlags, LoginFlags, TokenFlags, WhoamiFlags } from "./commands.js"
 import { PROGRAM } from "./help.js"
-import { publicClientFromEnv, resolveTarget } from "./target.js"
+import { authUrlFromEnv, DEFAULT_AUTH_URL, publicClientFromEnv, resolveTarget } from "./target.js"
 import { oneLine } from "./terminal.js"
 
 const http = NodeHttpClient.layerUndici
@@ -91,7 +91,8 @@ export const login = (flags: LoginFlags) =>
       publicClient: target.publicClient,
       authUrl: target.authUrl,
       scope: flags.scope,
-      redirectUri: `http://127.0.0.1:${flags.port}/callback`,
+      // no --port: a loopback redirect URI without one, so each sign-in listens on a free port (RFC 8252 §7.3)
+      redirectUri: `http://127.0.0.1${Option.match(flags.port, { onNone: () => "", onSome: (port) => `:${port}` })}/callback`,
       tokenCache
     }).pipe(Layer.provide(http))
     const token = yield* authorizeLocal({
@@ -140,6 +141,7 @@ export const whoami = (flags: WhoamiFlags) =>
     }
     yield* secureCacheDirectory(path)
     const tokenCache = yield* TokenCache.file(path)
+    const authUrl = target.authUrl ?? (yield* authUrlFromEnv)
     const layer = ServiceClient.layer({ apiUrl: target.apiUrl }).pipe(
       Layer.provideMerge(
         AuthorizationCode.layer({
@@ -147,12 +149,17 @@ export const whoami = (flags: WhoamiFlags) =>
           clientSecret: target.clientSecret,
           publicClient: target.publicClient,
           authUrl: target.authUrl,
-          tokenCache
+          tokenCache,
+          refreshTokenLifetime: refreshTokenLifetimeOf(authUrl)
         })
       ),
       Layer.provide(http)
     )
-    const me = yield* Effect.flatMap(ServiceClient, (client) => client.users.me).pipe(
+    const { me, endsAt } = yield* Effect.gen(function* () {
+      const me = yield* Effect.flatMap(ServiceClient, (client) => client.users.me)
+      const endsAt = yield* Effect.flatMap(AuthorizationCode, (provider) => provider.signInEndsAt)
+      return { me, endsAt }
+    }).pipe(
       // the provider serves no entry written for another client or accounts service (another emulator, the real
       // one): "nothing usable is saved" (payload `no_token`), said for the command line
       Effect.catchIf(
@@ -168,6 +175,18 @@ export const whoami = (flags: WhoamiFlags) =>
             })
           })
       ),
+      // a refresh token refused for good (the sign-in ended, or it was revoked): name the command at once
+      Effect.catchIf(
+        (error): error is AuthenticationError =>
+          error._tag === "AuthenticationError" &&
+          (error.payload?.error === "invalid_grant" || (error.status === 400 && error.payload === undefined)),
+        (error) =>
+          new AuthenticationError({
+            message: `${error.message}: run \`${PROGRAM} login\``,
+            status: error.status,
+            payload: error.payload
+          })
+      ),
       Effect.provide(layer)
     )
     // server-supplied text: one line, no control characters
@@ -178,7 +197,22 @@ export const whoami = (flags: WhoamiFlags) =>
         }`
       )
     )
+    if (Option.isSome(endsAt)) {
+      const days = Math.floor((endsAt.value.getTime() - (yield* Clock.currentTimeMillis)) / 86_400_000)
+      yield* Console.log(
+        `sign-in ends ${endsAt.value.toISOString().replace(/\.\d{3}Z$/, "Z")} (in ${days} day${days === 1 ? "" : "s"}; then run \`${PROGRAM} login\` again)`
+      )
+    }
   }).pipe(Effect.scoped)
+
+/**
+ * How long a sign-in lasts on the Service: a refresh token ends 180 days after the user signed in, and refreshing
+ * does not extend it. Elsewhere (an emulator, another server) only the server's `refresh_token_expires_in` tells.
+ */
+const SERVICE_REFRESH_TOKEN_LIFETIME = "180 days"
+
+const refreshTokenLifetimeOf = (authUrl: string) =>
+  authUrl.replace(/\/+$/, "") === DEFAULT_AUTH_URL ? SERVICE_REFRESH_TOKEN_LIFETIME : undefined
 
 /** `--client id:secret` (or `id` alone: a public client), as `service-sdk-emulator` reads it. */
 const clientRegistration = (spec: string) =>

@@ -18,6 +18,20 @@ export const publicClientFromEnv: Effect.Effect<boolean> = Config.option(
   Effect.orElseSucceed(() => false)
 )
 
+/** The Service's accounts service (the SDK's default `authUrl`). */
+export const DEFAULT_AUTH_URL = "https://accounts.service.example"
+
+/** The accounts service the SDK would use: `SERVICE_SDK_AUTH_URL`, else the Service's. */
+export const authUrlFromEnv: Effect.Effect<string> = Config.option(Config.string("SERVICE_SDK_AUTH_URL")).pipe(
+  Effect.map((value) =>
+    Option.getOrElse(
+      Option.filter(value, (text) => text.trim() !== ""),
+      () => DEFAULT_AUTH_URL
+    )
+  ),
+  Effect.orElseSucceed(() => DEFAULT_AUTH_URL)
+)
+
 /**
  * How a command signs in, when it has a say: as a public client, and the client id remembered from the login (it
  * wins over `SERVICE_SDK_CLIENT_ID`: the saved tokens belong to that client; only `--client-id` overrides it).

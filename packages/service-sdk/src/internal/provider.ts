@@ -7,16 +7,17 @@ import type * as Duration from "effect/Duration"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import type * as ClientCredentials from "../ClientCredentials.js"
 import type * as OAuthClient from "../OAuthClient.js"
-import type { AuthenticationError, ConfigurationError, TransportError } from "../ServiceError.js"
+import type { AuthenticationError, ConfigurationError, TokenCacheError, TransportError } from "../ServiceError.js"
 import * as TokenCache from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
 import { TokenProvider, type TokenProviderService } from "../TokenProvider.js"
 import { nonNegativeDuration, positiveDuration, resolveProtocol } from "./config.js"
 import * as Protocol from "./oauthClient.js"
+import * as SignIn from "./signIn.js"
 import * as SingleFlight from "./singleFlight.js"
 
 /** What every provider resolved: its client, its cache and timing, and the protocol steps it renews through. */
@@ -27,6 +28,8 @@ export interface ResolvedProvider {
   readonly publicClient: boolean
   readonly redirectUri: string | undefined
   readonly scope: string | undefined
+  /** How long a sign-in lasts when the entry does not say (`refreshTokenLifetime`). */
+  readonly refreshTokenLifetime: Duration.Duration | undefined
   readonly cache: TokenCache.TokenCache
   readonly skew: Duration.Duration
   /** None when off. */
@@ -36,7 +39,8 @@ export interface ResolvedProvider {
 }
 
 /** The options of a provider: the protocol's, and ownership's (cache, skew, renewal ahead). */
-export type Options = ClientCredentials.Options & Pick<OAuthClient.Options, "publicClient" | "redirectUri">
+export type Options = ClientCredentials.Options &
+  Pick<OAuthClient.Options, "publicClient" | "redirectUri" | "issuer" | "refreshTokenLifetime">
 
 export const resolve = (
   options: Options,
@@ -54,6 +58,7 @@ export const resolve = (
       publicClient: protocol.clientSecret === undefined,
       redirectUri: protocol.redirectUri,
       scope: protocol.scope,
+      refreshTokenLifetime: protocol.refreshTokenLifetime,
       cache,
       skew,
       refreshAhead,
@@ -135,4 +140,16 @@ export const layer = <I, S extends TokenProviderService, E, R>(
 ): Layer.Layer<I | TokenProvider, E, Exclude<R, Scope.Scope>> =>
   Layer.scopedContext(
     Effect.map(make, (service) => Context.make(tag, service).pipe(Context.add(TokenProvider, service)))
+  )
+
+/** When the sign-in kept in `cache` ends, read from its entry (an entry of another client reads as none). */
+export const signInEnd = (
+  cache: TokenCache.TokenCache,
+  accepts: (token: TokenInfo) => boolean,
+  lifetime: Duration.Duration | undefined
+): Effect.Effect<Option.Option<Date>, TokenCacheError> =>
+  Effect.map(cache.get, (entry) =>
+    Option.flatMap(Option.filter(entry, accepts), (token) =>
+      Option.map(Option.fromNullable(SignIn.endOf(token, lifetime)), (end) => new Date(end * 1000))
+    )
   )

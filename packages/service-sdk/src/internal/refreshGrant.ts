@@ -3,12 +3,15 @@
  * `invalid_grant` means, shared by `AuthorizationCode` (one user) and `UserTokens` (one per user), so the rule lives
  * in one place. The request itself is the protocol's `OAuthClient.refresh`.
  */
+import * as Clock from "effect/Clock"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as OAuthClient from "../OAuthClient.js"
-import { AuthenticationError } from "../ServiceError.js"
+import { AuthenticationError, type TransportError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
+import * as SignIn from "./signIn.js"
 import { RefreshRejected } from "./singleFlight.js"
 
 export interface Options {
@@ -16,6 +19,10 @@ export interface Options {
   readonly initialRefreshToken?: Redacted.Redacted<string> | undefined
   /** The AuthenticationError message when there is neither a token nor a refresh token. */
   readonly noTokenMessage: string
+  /** How long a sign-in lasts when the entry does not say (`refreshTokenLifetime`). */
+  readonly refreshTokenLifetime?: Duration.Duration | undefined
+  /** The log prefix of the warning near the end of a sign-in. */
+  readonly name?: string | undefined
 }
 
 const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
@@ -31,7 +38,8 @@ export const noToken = (message: string) =>
 /** A renewal function: each call of `make` has its own memory of rejected refresh tokens. */
 export const make = (oauth: Pick<OAuthClient.Service, "refresh">, options: Options) => {
   const { initialRefreshToken } = options
-  // Refresh tokens the server answered `invalid_grant` to in this process: never sent again (RFC 6749 §5.2).
+  // Refresh tokens the server refused for good in this process (`invalid_grant`, or a 400 without an error code):
+  // never sent again (RFC 6749 §5.2).
   const rejectedHere = new Set<string>()
 
   /**
@@ -54,7 +62,9 @@ export const make = (oauth: Pick<OAuthClient.Service, "refresh">, options: Optio
   }
 
   // RFC 6749 §6: refresh with the newest refresh token; a response without one keeps it.
-  return (current: Option.Option<TokenInfo>) => {
+  return (
+    current: Option.Option<TokenInfo>
+  ): Effect.Effect<TokenInfo, AuthenticationError | TransportError | RefreshRejected> => {
     const { rejected, token: refreshToken } = chooseRefreshToken(current)
     if (refreshToken === undefined) {
       return Effect.fail(
@@ -66,24 +76,35 @@ export const make = (oauth: Pick<OAuthClient.Service, "refresh">, options: Optio
           : noToken(options.noTokenMessage)
       )
     }
-    // the protocol keeps the refresh token sent when the response has none; the scope is kept here
+    const previous = Option.getOrUndefined(current)
+    // the protocol keeps the refresh token sent when the response has none; the scope and the sign-in carry over
+    // (refreshing does not extend a sign-in: refresh tokens that expire)
     return oauth.refresh(refreshToken).pipe(
       Effect.map((token) =>
-        token.scope !== undefined || Option.isNone(current) || current.value.scope === undefined
-          ? token
-          : new TokenInfo({ ...token, scope: current.value.scope })
+        SignIn.carried(
+          previous,
+          token.scope !== undefined || previous?.scope === undefined
+            ? token
+            : new TokenInfo({ ...token, scope: previous.scope })
+        )
       ),
-      Effect.catchIf(
-        (error) => error._tag === "AuthenticationError" && error.payload?.error === "invalid_grant",
-        (error) => {
+      Effect.tap((token) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          SignIn.warnNearEnd(options.name ?? "refresh", token, options.refreshTokenLifetime, now / 1000)
+        )
+      ),
+      Effect.catchIf(SignIn.isFinalRefusal, (error) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
           rejectedHere.add(Redacted.value(refreshToken))
           // the entry that held it, marked, so that no process of the fleet sends it again
           const marked = Option.match(current, {
             onNone: () => undefined,
             onSome: (token) => new TokenInfo({ ...token, refreshToken, refreshRejected: true })
           })
-          return Effect.fail(new RefreshRejected(error as AuthenticationError, marked))
-        }
+          // "sign in again" at the first failure, and, at the end of the sign-in, that it ended
+          const said = SignIn.rejectedError(error, previous, options.refreshTokenLifetime, now / 1000)
+          return Effect.fail(new RefreshRejected(said, marked))
+        })
       )
     )
   }

@@ -26,6 +26,8 @@ const RULES: ReadonlyArray<readonly [string, Layer]> = [
   ["internal/redact.ts", "protocol"],
   ["internal/safeSpans.ts", "protocol"],
   ["internal/state.ts", "protocol"],
+  ["internal/signIn.ts", "protocol"],
+  ["internal/redirectUriRules.ts", "protocol"],
   // token ownership: caches, single flight, providers, sign-in
   ["TokenProvider.ts", "ownership"],
   ["TokenCache.ts", "ownership"],
@@ -36,7 +38,7 @@ const RULES: ReadonlyArray<readonly [string, Layer]> = [
   ["authorizeLocal.ts", "ownership"],
   ["internal/provider.ts", "ownership"],
   ["internal/refreshGrant.ts", "ownership"],
-  ["internal/signIns.ts", "ownership"],
+  ["internal/pendingSignIns.ts", "ownership"],
   ["internal/singleFlight.ts", "ownership"],
   ["internal/flight/", "ownership"],
   ["internal/fileLock.ts", "ownership"],

@@ -1,11 +1,13 @@
 /**
- * Checking that a redirect URI can be served by `authorizeLocal`'s loopback server (RFC 8252 §7.3): plain `http` on a
- * loopback host, with an explicit port.
+ * What `authorizeLocal`'s loopback server needs of a redirect URI on top of the Service's rules
+ * (`../redirectUriRules.ts`): `http` (it has no TLS certificate); a loopback redirect URI without a port gets an
+ * ephemeral port per sign-in.
  */
 import * as Effect from "effect/Effect"
 import { ConfigurationError } from "../../ServiceError.js"
 import { ENV } from "../config.js"
 import { maskUrlCredentials } from "../redact.js"
+import { redirectUriProblem } from "../redirectUriRules.js"
 
 /** Where the loopback server listens and which path it answers. */
 export interface LoopbackRedirect {
@@ -13,7 +15,10 @@ export interface LoopbackRedirect {
   readonly uri: string
   /** `http://host:port`, for building request URLs. */
   readonly origin: string
+  /** 0 when the redirect URI has no port: an ephemeral one per sign-in. */
   readonly port: number
+  /** The redirect URI with `port` filled in: for a sign-in on an ephemeral port. */
+  readonly uriFor: (port: number) => string
   /** The callback path (the redirect URI's path). */
   readonly path: string
   /** The addresses to bind; `required: false` ones are skipped when the machine lacks them (no IPv6). */
@@ -38,12 +43,6 @@ const addressesOf = (hostname: string): LoopbackRedirect["addresses"] | undefine
       return [{ host: "127.0.0.1", required: true }]
     case "[::1]":
       return [{ host: "::1", required: true }]
-    // Browsers may resolve `localhost` to either address: bind both, so no other program can take the IPv6 one.
-    case "localhost":
-      return [
-        { host: "127.0.0.1", required: true },
-        { host: "::1", required: false }
-      ]
     default:
       return undefined
   }
@@ -66,6 +65,8 @@ export const parseLoopbackRedirect = (
   } catch {
     return Effect.fail(invalid(`redirectUri is not a valid URL: ${JSON.stringify(value)}`))
   }
+  const problem = redirectUriProblem(url)
+  if (problem !== undefined) return Effect.fail(invalid(problem))
   if (url.protocol !== "http:") {
     return Effect.fail(
       invalid(
@@ -76,25 +77,23 @@ export const parseLoopbackRedirect = (
   const addresses = addressesOf(url.hostname)
   if (addresses === undefined) {
     return Effect.fail(
+      invalid(`redirectUri must be on a loopback IP literal (127.0.0.1 or [::1]), got ${url.hostname} in ${url.href}`)
+    )
+  }
+  // RFC 8252 §7.3: the Service accepts a loopback redirect URI registered without a port, with any port at sign-in
+  const port = explicitPort(value)
+  if (port === 0 || (port !== undefined && port > 65535)) {
+    return Effect.fail(
       invalid(
-        `redirectUri must be on a loopback host (127.0.0.1, localhost or [::1]), got ${url.hostname} in ${url.href}`
+        `redirectUri needs a port from 1 to 65535, or none for an ephemeral one (such as ${EXAMPLE}), got ${url.href}`
       )
     )
   }
-  const port = explicitPort(value)
-  if (port === undefined || port === 0 || port > 65535) {
-    return Effect.fail(
-      invalid(`redirectUri needs an explicit port registered with the Service (such as ${EXAMPLE}), got ${url.href}`)
-    )
-  }
-  if (url.username !== "" || url.password !== "" || url.hash !== "") {
-    // RFC 6749 §3.1.2: the redirection endpoint URI must not include a fragment.
-    return Effect.fail(invalid(`redirectUri must have no credentials or fragment, got ${url.origin}${url.pathname}`))
-  }
   return Effect.succeed({
     uri: url.href,
-    origin: `http://${url.hostname}:${port}`,
-    port,
+    origin: `http://${url.hostname}:${port ?? 0}`,
+    port: port ?? 0,
+    uriFor: (bound) => `http://${url.hostname}:${bound}${url.pathname}${url.search}`,
     path: url.pathname,
     addresses
   })
