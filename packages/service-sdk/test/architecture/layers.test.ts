@@ -42,6 +42,9 @@ const RULES: ReadonlyArray<readonly [string, Layer]> = [
   ["internal/singleFlight.ts", "ownership"],
   ["internal/flight/", "ownership"],
   ["internal/fileLock.ts", "ownership"],
+  ["internal/fileCache.ts", "ownership"],
+  ["internal/fileCas.ts", "ownership"],
+  ["internal/fileSafety.ts", "ownership"],
   ["internal/atomicWrite.ts", "ownership"],
   ["internal/local/", "ownership"],
   // the data API client
