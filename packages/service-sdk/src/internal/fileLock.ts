@@ -6,8 +6,8 @@
  * temp file, kept alive by touching its mtime (the heartbeat), and taken over or released by a compare-and-set on
  * its version (`fileCas.ts`): two waiters that judge one lock stale both try to replace that version, and one wins.
  * A lock is stale when it is not a regular file, cannot be parsed and is older than our TTL, has an mtime in the
- * future, outlived its TTL (at most ours) without a heartbeat, or its holder is provably gone (same host and PID
- * namespace, no such process).
+ * future, claims a TTL beyond ours, outlived its TTL without a heartbeat, or its holder is provably gone (same host
+ * and PID namespace, no such process).
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Clock from "effect/Clock"
@@ -81,8 +81,10 @@ export const make = (
     const holder = parseHolder(current.text)
     if (holder === undefined) return now > current.mtimeMs + ttlMillis
     if (holder.owner !== undefined && Safety.holderGone(holder)) return true
-    const ttl = typeof holder.ttl === "number" && holder.ttl > 0 ? Math.min(holder.ttl, ttlMillis) : ttlMillis
-    return now > current.mtimeMs + ttl
+    // a claimed TTL beyond ours would make us wait longer than we promise our callers: stale (DESIGN section 4);
+    // safe because compare-and-set is atomic without the lock, so a wrongly taken lock costs a request, not a token
+    const ttl = typeof holder.ttl === "number" && holder.ttl > 0 ? holder.ttl : ttlMillis
+    return ttl > ttlMillis || now > current.mtimeMs + ttl
   }
 
   const describe = (current: FileCas.Current) =>

@@ -16,6 +16,7 @@ import {
   utimesSync,
   writeFileSync
 } from "node:fs"
+import { hostname } from "node:os"
 import { join } from "node:path"
 import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
@@ -67,6 +68,19 @@ describe("hostile lock files are stale, never waited on for good", () => {
       })
     )
   }
+
+  it.live("a live holder claiming a TTL beyond ours is stale at once (not waited on for our TTL)", () =>
+    Effect.gen(function* () {
+      const path = join(tempDir(), "tokens.json")
+      // our TTL is a minute and the wait 3 s: only judging the claim stale lets the write through
+      const cache = yield* fileCache(path, { lockTtl: "60 seconds", lockWait: "3 seconds" })
+      const previous = tokenInfo("kept", 100, { refreshToken: "r" })
+      yield* cache.set(previous)
+      writeFileSync(`${path}.lock`, JSON.stringify({ owner: "x", pid: process.pid, host: hostname(), ttl: 120_000 }))
+      expect(yield* cache.compareAndSet!(Option.some(previous), tokenInfo("next", 200))).toBe(true)
+      expect(accessOf(yield* cache.get)).toEqual(Option.some("next"))
+    })
+  )
 
   it.live("a FIFO as the token file reads as none at once (never hangs) and is refused as an entry to compare", () =>
     Effect.gen(function* () {
