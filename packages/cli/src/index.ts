@@ -25,7 +25,7 @@ export const cli = Command.run(rootCommand, { name: PROGRAM, version: VERSION })
  * The help `argv` asks for (`--help`, `-h`, or no command), as text `width` columns wide; undefined when it asks
  * for none.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 export const help = (argv: ReadonlyArray<string>, width: number): string | undefined => {
   const request = helpRequest(

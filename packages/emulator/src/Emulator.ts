@@ -73,7 +73,7 @@ export interface EmulatorOptions {
   /**
    * refresh token lifetime in seconds, counted from the user's sign-in and not extended by refreshing (the Service:
    * 180 days, 15552000): token responses then carry `refresh_token_expires_in`, and a refresh after the end is
-   * `invalid_grant`. Default: refresh tokens never end (since 0.4.0)
+   * `invalid_grant`. Default: refresh tokens never end (since 0.2.0)
    */
   readonly refreshTokenLifetime?: number | null
   /** return a new refresh token on every refresh and invalidate the old one (default false) */
@@ -96,7 +96,7 @@ export interface EmulatorOptions {
  */
 export interface EmulatorConfig {
   readonly tokenLifetime?: number
-  /** see {@link EmulatorOptions.refreshTokenLifetime}; `null` turns the end off (since 0.4.0) */
+  /** see {@link EmulatorOptions.refreshTokenLifetime}; `null` turns the end off (since 0.2.0) */
   readonly refreshTokenLifetime?: number | null
   readonly rotateRefreshTokens?: boolean
   readonly autoApprove?: boolean
@@ -150,7 +150,7 @@ export interface Fault {
 /**
  * Who to sign in with {@link Emulator.Service.signIn}.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface SignInOptions {
@@ -170,7 +170,7 @@ export interface SignInOptions {
 /**
  * The tokens {@link Emulator.Service.signIn} issues, as the token endpoint would answer them.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface SignInTokens {
@@ -179,7 +179,7 @@ export interface SignInTokens {
   /** seconds */
   readonly expires_in: number
   readonly scope: string
-  /** seconds before the refresh token ends, when `refreshTokenLifetime` is set (since 0.4.0) */
+  /** seconds before the refresh token ends, when `refreshTokenLifetime` is set (since 0.2.0) */
   readonly refresh_token_expires_in?: number
 }
 
@@ -206,9 +206,9 @@ export interface EmulatorHandle extends AsyncDisposable {
   readonly configure: (config: EmulatorConfig) => Promise<void>
   /** revokes an access or refresh token; resolves to whether it was known */
   readonly revoke: (token: string) => Promise<boolean>
-  /** signs a user in as if they had approved the consent page (since 0.3.0) */
+  /** signs a user in as if they had approved the consent page (since 0.2.0) */
   readonly signIn: (options: SignInOptions) => Promise<SignInTokens>
-  /** data API requests made with a valid user token, by user id, since start or reset (since 0.3.0) */
+  /** data API requests made with a valid user token, by user id, since start or reset (since 0.2.0) */
   readonly apiRequestsByUser: () => Promise<Readonly<Record<string, number>>>
   readonly reset: () => Promise<void>
   /** stops the server (idempotent) */
@@ -244,7 +244,7 @@ export const defaultPublicClientId: string = internal.defaultPublicClientId
  * track, album and artist ids). It is third in `emulator-user`'s library; `playback: { trackId: localFileTrackId }`
  * plays it.
  *
- * @since 0.4.0
+ * @since 0.2.0
  * @category constants
  */
 export const localFileTrackId: string = internal.localFileTrackId
@@ -346,7 +346,7 @@ export class Emulator extends Context.Tag("service-sdk/Emulator")<Emulator, Emul
   /**
    * The `trackId` of the local file in the fixtures (`null` ids, `is_local: true`).
    *
-   * @since 0.4.0
+   * @since 0.2.0
    */
   static readonly localFileTrackId = localFileTrackId
 }
@@ -380,13 +380,13 @@ export declare namespace Emulator {
      * Signs a user in as if they had approved the consent page and the code had been exchanged: a new grant with an
      * access token and a refresh token for the default client. Not counted in `stats` (no request was made).
      *
-     * @since 0.3.0
+     * @since 0.2.0
      */
     readonly signIn: (options: SignInOptions) => Effect.Effect<SignInTokens, EmulatorError>
     /**
      * Data API requests made with a valid user token, by that token's user id, since start or the last reset.
      *
-     * @since 0.3.0
+     * @since 0.2.0
      */
     readonly apiRequestsByUser: Effect.Effect<Readonly<Record<string, number>>>
     /** back to the start options: clears tokens, codes, faults, stats and library changes */

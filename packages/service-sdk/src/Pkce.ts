@@ -13,6 +13,7 @@ import { createHash, randomBytes } from "node:crypto"
  * challenge goes in the authorization URL.
  *
  * @since 0.2.0
+ * @category models
  */
 export interface Pair {
   readonly verifier: Redacted.Redacted<string>
@@ -24,6 +25,7 @@ export interface Pair {
  * Bytes of randomness in a verifier: 256 bits, base64url-encoded to 43 characters (RFC 7636 §4.1, §7.1).
  *
  * @since 0.2.0
+ * @category utils
  */
 export const VERIFIER_BYTES = 32
 
@@ -31,6 +33,7 @@ export const VERIFIER_BYTES = 32
  * The S256 challenge of a verifier: `BASE64URL(SHA256(ASCII(verifier)))` without padding (RFC 7636 §4.2).
  *
  * @since 0.2.0
+ * @category utils
  */
 export const challengeOf = (verifier: string | Redacted.Redacted<string>): string =>
   createHash("sha256")
@@ -41,6 +44,7 @@ export const challengeOf = (verifier: string | Redacted.Redacted<string>): strin
  * A fresh verifier from the OS's cryptographic generator (`Effect.Random` is not one) and its S256 challenge.
  *
  * @since 0.2.0
+ * @category constructors
  */
 export const make: Effect.Effect<Pair> = Effect.sync(() => fromBytes(randomBytes(VERIFIER_BYTES)))
 
@@ -48,6 +52,7 @@ export const make: Effect.Effect<Pair> = Effect.sync(() => fromBytes(randomBytes
  * The pair for given random bytes (base64url, no padding). `make` draws them from a CSPRNG; this is for tests.
  *
  * @since 0.2.0
+ * @category utils
  * @internal
  */
 export const fromBytes = (bytes: Uint8Array): Pair => {
@@ -59,5 +64,6 @@ export const fromBytes = (bytes: Uint8Array): Pair => {
  * Whether a string is a well-formed verifier: 43 to 128 characters of `[A-Za-z0-9-._~]` (RFC 7636 §4.1).
  *
  * @since 0.2.0
+ * @category guards
  */
 export const isVerifier = (value: string): boolean => /^[A-Za-z0-9\-._~]{43,128}$/.test(value)

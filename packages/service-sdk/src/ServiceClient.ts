@@ -12,7 +12,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as ClientCredentials from "./ClientCredentials.js"
+import { ClientCredentials } from "./ClientCredentials.js"
+import { dual } from "effect/Function"
 import type * as Request from "./internal/client/request.js"
 import type * as Schemas from "./internal/client/schemas.js"
 import * as Service from "./internal/client/service.js"
@@ -32,6 +33,7 @@ import { UserTokens } from "./UserTokens.js"
  * `apiUrl` falls back to `SERVICE_SDK_API_URL` and then `https://api.service.example/v1`.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface ServiceClientOptions {
   readonly apiUrl?: string | undefined
@@ -48,6 +50,7 @@ export interface ServiceClientOptions {
  * response, not failed).
  *
  * @since 0.1.0
+ * @category errors
  */
 export type ServiceClientHttpError = AuthenticationError | RateLimitError | TransportError | TokenCacheError
 
@@ -55,21 +58,25 @@ export type ServiceClientHttpError = AuthenticationError | RateLimitError | Tran
  * What `request` and the resources fail with.
  *
  * @since 0.1.0
+ * @category errors
  */
 export type ServiceClientError = ApiError | ServiceClientHttpError
 
 /**
  * @since 0.1.0
+ * @category options
  */
 export type RequestOptions<A> = Request.RequestOptions<A>
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type Query = Request.Query
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface Users {
   /** `GET /me` */
@@ -78,6 +85,7 @@ export interface Users {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface Albums {
   /** `GET /albums/{id}` */
@@ -86,6 +94,7 @@ export interface Albums {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface Library {
   /** `GET /me/tracks?limit=..&offset=..` */
@@ -99,6 +108,7 @@ export interface Library {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface Follows {
   /** `GET /me/following?type=artist&limit=..&after=..` */
@@ -110,6 +120,7 @@ export interface Follows {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface Player {
   /** `GET /me/player`; none when nothing is playing (204 or an empty 200). */
@@ -118,6 +129,7 @@ export interface Player {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface Playlists {
   /** `POST /playlists/{id}/items` with `{"uris": [...]}` (201). Not retried on 5xx: adding twice adds twice. */
@@ -129,6 +141,7 @@ export interface Playlists {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface ServiceClientResources {
   readonly users: Users
@@ -143,6 +156,7 @@ export interface ServiceClientResources {
  * What `ServiceClient` provides: the authenticated `http` client, `request` for any endpoint, and the typed resources.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface ServiceClientService extends ServiceClientResources {
   /**
@@ -161,12 +175,12 @@ export interface ServiceClientService extends ServiceClientResources {
   ) => Effect.Effect<A, ServiceClientError>
   /**
    * The same client (options, `HttpClient`, request policy) calling with another provider's tokens: what
-   * `ServiceClient.forUser` uses. Every client the SDK makes has it; a hand-made client (a test double) declares it
-   * to work with `forUser`.
+   * `ServiceClient.withTokenProvider` and `ServiceClient.forUser` use. A hand-made client (a test double) declares
+   * it too.
    *
-   * @since 0.3.0
+   * @since 0.2.0
    */
-  readonly withTokenProvider?: ((provider: TokenProviderService) => ServiceClientService) | undefined
+  readonly withTokenProvider: (provider: TokenProviderService) => ServiceClientService
 }
 
 /**
@@ -187,6 +201,7 @@ export interface ServiceClientService extends ServiceClientResources {
  * ```
  *
  * @since 0.1.0
+ * @category tags
  */
 export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<ServiceClient, ServiceClientService>() {
   /**
@@ -217,7 +232,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * }).pipe(Effect.provide(NodeHttpClient.layerUndici))
    * ```
    *
-   * @since 0.3.0
+   * @since 0.2.0
    */
   static makeWith(
     provider: TokenProviderService,
@@ -233,35 +248,34 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
   }
 
   /**
-   * A layer of {@link ServiceClient.make}. Its error channel is `never`, as the SDK's contract declares it: an
-   * invalid option (or `SERVICE_SDK_API_URL`) is a defect carrying the ConfigurationError (use
-   * {@link ServiceClient.make} to handle it as a failure).
+   * A layer of {@link ServiceClient.make}. Fails with ConfigurationError on an invalid option (or
+   * `SERVICE_SDK_API_URL`).
    *
    * @since 0.1.0
    */
   static layer(
     options: ServiceClientOptions = {}
-  ): Layer.Layer<ServiceClient, never, TokenProvider | HttpClient.HttpClient> {
-    return Layer.effect(ServiceClient, ServiceClient.make(options)).pipe(Layer.orDie)
+  ): Layer.Layer<ServiceClient, ConfigurationError, TokenProvider | HttpClient.HttpClient> {
+    return Layer.effect(ServiceClient, ServiceClient.make(options))
   }
 
   /**
-   * A client on one fixed access token: no provider, and a 401 is final (AuthenticationError). Its error channel
-   * is `never`, as the SDK's contract declares it: an empty token, a token that is not visible ASCII (RFC 6750
-   * §2.1: it could not go in a header as is), or an invalid option is a defect carrying the ConfigurationError.
+   * A client on one fixed access token: no provider, and a 401 is final (AuthenticationError). Fails with
+   * ConfigurationError for an empty token, a token that is not visible ASCII (RFC 6750 §2.1: it could not go in a
+   * header as is), or an invalid option.
    *
    * @since 0.1.0
    */
   static layerAccessToken(
     token: string | Redacted.Redacted<string>,
     options: ServiceClientOptions = {}
-  ): Layer.Layer<ServiceClient, never, HttpClient.HttpClient> {
+  ): Layer.Layer<ServiceClient, ConfigurationError, HttpClient.HttpClient> {
     return Layer.effect(
       ServiceClient,
       Effect.flatMap(checkAccessToken(token), (accessToken) =>
         Service.make(options, { getAccessToken: Effect.succeed(accessToken) })
       )
-    ).pipe(Layer.orDie)
+    )
   }
 
   /**
@@ -279,20 +293,25 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
   }
 
   /**
+   * The same client (options, `HttpClient`, request policy) calling with `provider`'s tokens. Pipeable:
+   * `client.pipe(ServiceClient.withTokenProvider(provider))` or `ServiceClient.withTokenProvider(client, provider)`.
+   *
+   * @since 0.2.0
+   */
+  static readonly withTokenProvider: {
+    (provider: TokenProviderService): (client: ServiceClientService) => ServiceClientService
+    (client: ServiceClientService, provider: TokenProviderService): ServiceClientService
+  } = dual(2, (client: ServiceClientService, provider: TokenProviderService) => client.withTokenProvider(provider))
+
+  /**
    * The client in context, with its options and policy (retries, `Retry-After`, 401 → one forced refresh), calling
-   * with one user's bearer from `UserTokens`: a 401 renews only that user's token. Works with any client that has
-   * `withTokenProvider` (every client the SDK makes); a hand-made one without it is a defect, never another
-   * user's client.
+   * with one user's bearer from `UserTokens`: a 401 renews only that user's token.
    *
    * @since 0.2.0
    */
   static forUser(userId: string): Effect.Effect<ServiceClientService, never, UserTokens | ServiceClient> {
-    return Effect.flatMap(Effect.zip(UserTokens, ServiceClient), ([users, client]) =>
-      client.withTokenProvider === undefined
-        ? Effect.dieMessage(
-            "ServiceClient.forUser needs a client with withTokenProvider (one made by ServiceClient.make, makeWith or a layer)"
-          )
-        : Effect.sync(() => client.withTokenProvider!(users.provider(userId)))
+    return Effect.map(Effect.zip(UserTokens, ServiceClient), ([users, client]) =>
+      ServiceClient.withTokenProvider(client, users.provider(userId))
     )
   }
 }

@@ -12,6 +12,7 @@ import { AuthenticationError, ConfigurationError, type TokenCacheError, type Tra
  * What every provider supplies and the client consumes.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface TokenProviderService {
   /** A valid access token: the cached one, or one renewal shared by every concurrent caller. */
@@ -32,6 +33,7 @@ export interface TokenProviderService {
  * The token source of a `ServiceClient`: `ClientCredentials.layer`, `AuthorizationCode.layer`, or a fixed token.
  *
  * @since 0.1.0
+ * @category tags
  */
 export class TokenProvider extends Context.Tag("service-sdk/TokenProvider")<TokenProvider, TokenProviderService>() {
   /**

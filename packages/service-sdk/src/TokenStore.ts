@@ -17,6 +17,7 @@ import type { TokenInfo } from "./TokenInfo.js"
  * The cache of one user's tokens, by user id. Each id has its own entry; no two ids share one.
  *
  * @since 0.2.0
+ * @category models
  */
 export type TokenStore = (userId: string) => TokenCache.TokenCache
 
@@ -24,6 +25,7 @@ export type TokenStore = (userId: string) => TokenCache.TokenCache
  * Every user's entry in this process's memory (a `Map`); `clear` deletes the user's entry.
  *
  * @since 0.2.0
+ * @category constructors
  */
 export const memory = (): Effect.Effect<TokenStore> =>
   Effect.sync(() => {
@@ -47,6 +49,7 @@ export const memory = (): Effect.Effect<TokenStore> =>
  * not UTF-8: UTF-8 would map every lone surrogate to U+FFFD, and two ids to one file).
  *
  * @since 0.2.0
+ * @category utils
  */
 export const fileName = (userId: string): string =>
   `${createHash("sha256").update(userId, "utf16le").digest("hex")}.json`
@@ -60,6 +63,7 @@ export const fileName = (userId: string): string =>
  * or can write (at the first use). `options` as `TokenCache.file`.
  *
  * @since 0.2.0
+ * @category constructors
  */
 export function directory(path: string): Effect.Effect<TokenStore, never, FileSystem.FileSystem>
 export function directory(

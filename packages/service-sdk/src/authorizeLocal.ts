@@ -13,7 +13,7 @@ import { BrowserOpener } from "./internal/local/browser.js"
 import * as CallbackReceiver from "./internal/local/callbackReceiver.js"
 import { failurePageFor, type Page, successPage } from "./internal/local/pages.js"
 import { parseLoopbackRedirect } from "./internal/local/redirectUri.js"
-import { generateState } from "./internal/local/state.js"
+import { generateState } from "./internal/state.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"
 
@@ -21,6 +21,7 @@ import type { TokenInfo } from "./TokenInfo.js"
  * Options of {@link authorizeLocal}: the scope to ask for, whether to open the browser, a hook that receives the consent URL, and the timeout.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface AuthorizeLocalOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
   /** How long to wait for the callback (default 300 s); then AuthenticationError. */
@@ -85,6 +86,7 @@ const reply = (callback: CallbackReceiver.Callback, page: Page) =>
  * ```
  *
  * @since 0.1.0
+ * @category utils
  */
 export const authorizeLocal: (
   options?: AuthorizeLocalOptions

@@ -13,14 +13,14 @@ export { type AuthorizeLocalOptions, authorizeLocal } from "./authorizeLocal.js"
  *
  * @since 0.1.0
  */
-export * as ClientCredentials from "./ClientCredentials.js"
+export { ClientCredentials } from "./ClientCredentials.js"
 /**
  * The OAuth protocol, stateless: one Effect per protocol step (authorization URL, sign-in, code exchange, refresh,
  * client credentials), each returning a `TokenInfo`, nothing cached.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
-export * as OAuthClient from "./OAuthClient.js"
+export { OAuthClient } from "./OAuthClient.js"
 /**
  * PKCE (RFC 7636): a one-time verifier and its S256 challenge for sign-in flows of your own.
  *
@@ -60,12 +60,10 @@ export * as TokenCache from "./TokenCache.js"
  */
 export * as TokenStore from "./TokenStore.js"
 /** @since 0.1.0 */
-export { TokenInfo, type TokenInfoJson } from "./TokenInfo.js"
+export { maskToken, TokenInfo, type TokenInfoJson } from "./TokenInfo.js"
 /** @since 0.1.0 */
 export { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
 /** @since 0.2.0 */
 export { UserTokens, type UserTokensService } from "./UserTokens.js"
-/** @since 0.1.0 */
-export { maskToken } from "./internal/redact.js"
-/** @since 0.4.0 */
-export { cleanUntrustedText } from "./internal/redact.js"
+/** @since 0.2.0 */
+export { cleanUntrustedText } from "./ServiceError.js"

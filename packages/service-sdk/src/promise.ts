@@ -31,9 +31,9 @@ export {
   type AsyncUserTokensOptions,
   type PromiseUserTokenCache
 } from "./internal/promise/asyncUserTokens.js"
-/** @since 0.3.0 */
+/** @since 0.2.0 */
 export type { FacadeLogger, LogLevelName } from "./internal/promise/logging.js"
-/** @since 0.3.0 */
+/** @since 0.2.0 */
 export {
   type DirectoryTokenStore,
   directoryTokenStore,

@@ -19,6 +19,7 @@ import { TokenProvider } from "./TokenProvider.js"
  * A request as the mock saw it.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface RecordedRequest {
   readonly method: string
@@ -37,6 +38,7 @@ export interface RecordedRequest {
  * failure.
  *
  * @since 0.1.0
+ * @category models
  */
 export type MockResponse =
   | {
@@ -51,6 +53,7 @@ export type MockResponse =
  * (`Effect.delay`), hangs (`Effect.never`) and anything else.
  *
  * @since 0.1.0
+ * @category models
  */
 export type MockHandler = (request: RecordedRequest, call: number) => MockResponse | Effect.Effect<MockResponse>
 
@@ -58,6 +61,7 @@ export type MockHandler = (request: RecordedRequest, call: number) => MockRespon
  * The mock's control surface: the requests it recorded and a way to replace its handler.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface MockHttpClientService {
   /** Every request so far, oldest first. */
@@ -70,6 +74,7 @@ export interface MockHttpClientService {
  * The mock's control surface, provided by {@link MockHttpClient.layer} beside `HttpClient`.
  *
  * @since 0.1.0
+ * @category tags
  */
 export class MockHttpClient extends Context.Tag("service-sdk/testing/MockHttpClient")<
   MockHttpClient,
@@ -200,6 +205,7 @@ const toResponse = (
  * A `TokenProvider` of a fixed token, for testing code that needs one.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const TestTokenProvider = {
   /** @since 0.1.0 */

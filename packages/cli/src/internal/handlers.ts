@@ -37,9 +37,6 @@ const defaultCachePath = () =>
 
 export { demo }
 
-/** What a bearer token may hold (RFC 6750 §2.1 `b64token`, JWTs): visible ASCII, nothing else. */
-const VISIBLE_ASCII = /^[\x21-\x7e]+$/
-
 export const token = (flags: TokenFlags) =>
   Effect.gen(function* () {
     const target = yield* resolveTarget(flags)
@@ -50,14 +47,8 @@ export const token = (flags: TokenFlags) =>
       authUrl: target.authUrl
     })
     const info = yield* oauth.clientCredentials({ scope: Option.getOrUndefined(flags.scope) })
+    // visible ASCII (RFC 6750 §2.1): the SDK refuses any other token response, so it is safe to print
     const token = Redacted.value(info.accessToken)
-    if (!VISIBLE_ASCII.test(token)) {
-      // a terminal would act on its control characters, and a pipe would get a token that is not the real one
-      return yield* new AuthenticationError({
-        message:
-          "the Service answered with an access token that is not visible ASCII (RFC 6750 §2.1): it is neither used nor printed"
-      })
-    }
     const now = (yield* Clock.currentTimeMillis) / 1000
     const expiresIn = Math.round(info.expiresAt - now)
     const shown = flags.reveal ? token : maskToken(token)
@@ -125,22 +116,6 @@ export const login = (flags: LoginFlags) =>
     }
   }).pipe(Effect.scoped)
 
-/** The `auth_url` a saved token entry was written for, if it says. */
-const savedAuthUrl = (path: string) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path)).pipe(
-    Effect.map((text) => {
-      try {
-        const json = JSON.parse(text) as { readonly auth_url?: unknown }
-        return typeof json.auth_url === "string" ? json.auth_url : undefined
-      } catch {
-        return undefined
-      }
-    }),
-    Effect.orElseSucceed(() => undefined)
-  )
-
-const trimSlash = (url: string) => url.replace(/\/+$/, "")
-
 export const whoami = (flags: WhoamiFlags) =>
   Effect.gen(function* () {
     if (flags.emulator) {
@@ -165,15 +140,8 @@ export const whoami = (flags: WhoamiFlags) =>
       })
     }
     yield* secureCacheDirectory(path)
-    // a login made against another accounts service (another emulator, the real one) does not count here
-    const loggedInAt = yield* savedAuthUrl(path)
-    const authUrl = target.authUrl ?? (yield* authUrlFromEnv)
-    if (loggedInAt !== undefined && trimSlash(loggedInAt) !== trimSlash(authUrl)) {
-      return yield* new AuthenticationError({
-        message: `the saved login at ${path} is for ${loggedInAt}, not ${authUrl}: pass --auth-url ${loggedInAt} (or set SERVICE_SDK_AUTH_URL), or run \`${PROGRAM} login\` again`
-      })
-    }
     const tokenCache = yield* TokenCache.file(path)
+    const authUrl = target.authUrl ?? (yield* authUrlFromEnv)
     const layer = ServiceClient.layer({ apiUrl: target.apiUrl }).pipe(
       Layer.provideMerge(
         AuthorizationCode.layer({
@@ -192,25 +160,34 @@ export const whoami = (flags: WhoamiFlags) =>
       const endsAt = yield* Effect.flatMap(AuthorizationCode, (provider) => provider.signInEndsAt)
       return { me, endsAt }
     }).pipe(
-      Effect.provide(layer),
-      // the SDK's words for "nothing usable is saved" are for programmers: say it for the command line
+      // the provider serves no entry written for another client or accounts service (another emulator, the real
+      // one): "nothing usable is saved" (payload `no_token`), said for the command line
       Effect.catchIf(
-        (error) => error._tag === "AuthenticationError" && /^no token\b/.test(error.message),
+        (error) => error._tag === "AuthenticationError" && error.payload?.error === "no_token",
         () =>
-          new AuthenticationError({
-            message: `not signed in: the saved login at ${path} has no usable token for ${target.clientId}: run \`${PROGRAM} login\` again`
+          Effect.flatMap(Effect.zip(AuthorizationCode, tokenCache.get), ([provider, saved]) => {
+            const loggedInAt = Option.getOrUndefined(Option.flatMapNullable(saved, (entry) => entry.authUrl))
+            return new AuthenticationError({
+              message:
+                loggedInAt !== undefined && loggedInAt !== provider.authUrl
+                  ? `the saved login at ${path} is for ${loggedInAt}, not ${provider.authUrl}: pass --auth-url ${loggedInAt} (or set SERVICE_SDK_AUTH_URL), or run \`${PROGRAM} login\` again`
+                  : `not signed in: the saved login at ${path} has no usable token for ${target.clientId}: run \`${PROGRAM} login\` again`
+            })
           })
       ),
       // a refresh token refused for good (the sign-in ended, or it was revoked): name the command at once
       Effect.catchIf(
-        (error) => error._tag === "AuthenticationError" && /sign in again$/.test(error.message),
+        (error): error is AuthenticationError =>
+          error._tag === "AuthenticationError" &&
+          (error.payload?.error === "invalid_grant" || (error.status === 400 && error.payload === undefined)),
         (error) =>
           new AuthenticationError({
             message: `${error.message}: run \`${PROGRAM} login\``,
-            status: (error as AuthenticationError).status,
-            payload: (error as AuthenticationError).payload
+            status: error.status,
+            payload: error.payload
           })
-      )
+      ),
+      Effect.provide(layer)
     )
     // server-supplied text: one line, no control characters
     yield* Console.log(
@@ -235,7 +212,7 @@ export const whoami = (flags: WhoamiFlags) =>
 const SERVICE_REFRESH_TOKEN_LIFETIME = "180 days"
 
 const refreshTokenLifetimeOf = (authUrl: string) =>
-  trimSlash(authUrl) === DEFAULT_AUTH_URL ? SERVICE_REFRESH_TOKEN_LIFETIME : undefined
+  authUrl.replace(/\/+$/, "") === DEFAULT_AUTH_URL ? SERVICE_REFRESH_TOKEN_LIFETIME : undefined
 
 /** `--client id:secret` (or `id` alone: a public client), as `service-sdk-emulator` reads it. */
 const clientRegistration = (spec: string) =>

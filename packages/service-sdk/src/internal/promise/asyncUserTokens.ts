@@ -171,7 +171,7 @@ export class AsyncUserTokens {
     return this.#run((service) => service.signIn(userId, token))
   }
 
-  /** When the user's sign-in ends, or undefined when unknown or the user has no entry (since 0.4.0). */
+  /** When the user's sign-in ends, or undefined when unknown or the user has no entry (since 0.2.0). */
   signInEndsAt(userId: string): Promise<Date | undefined> {
     return this.#run((service) => Effect.map(service.signInEndsAt(userId), Option.getOrUndefined))
   }
