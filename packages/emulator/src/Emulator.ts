@@ -76,6 +76,11 @@ export interface EmulatorOptions {
   readonly tokenLatencyMs?: number
   /** what the player reports at start (default `null`: nothing playing) */
   readonly playback?: PlaybackState | null
+  /**
+   * called with one line per answered request: `GET /v1/me 200 3 ms` (method, path without its query, status,
+   * milliseconds; never a token or code). Default: none. The bins print these lines unless `--quiet`.
+   */
+  readonly onRequest?: (line: string) => void
 }
 
 /**

@@ -23,7 +23,13 @@ Options:
       --token-latency-ms <ms>  extra latency on every token response (default 0)
       --client <id:secret>     register another client (repeatable); <id> alone: a public client (PKCE)
       --require-pkce           every client must use PKCE (S256); public clients always must
+  -q, --quiet                  no log line per request (default: "GET /v1/me 200 3 ms" on stderr)
   -h, --help                   show this help`
+
+/** One line per request on stderr, so stdout keeps only the banner. */
+const logRequest = (line: string) => {
+  process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`)
+}
 
 const integer = (name: string, raw: string | undefined): Effect.Effect<number | undefined, EmulatorError> => {
   if (raw === undefined) return Effect.succeed(undefined)
@@ -48,12 +54,14 @@ const parseOptions = (argv: ReadonlyArray<string>): Effect.Effect<EmulatorOption
             "token-latency-ms": { type: "string" },
             client: { type: "string", multiple: true },
             "require-pkce": { type: "boolean" },
+            quiet: { type: "boolean", short: "q" },
             help: { type: "boolean", short: "h" }
           }
         }).values,
       catch: (cause) => new EmulatorError({ message: (cause as Error).message, cause })
     })
     if (parsed.help === true) return "help" as const
+    const quiet = parsed.quiet === true
     const port = yield* integer("port", parsed.port)
     const tokenLifetime = yield* integer("token-lifetime", parsed["token-lifetime"])
     const tokenLatencyMs = yield* integer("token-latency-ms", parsed["token-latency-ms"])
@@ -76,7 +84,8 @@ const parseOptions = (argv: ReadonlyArray<string>): Effect.Effect<EmulatorOption
       ...(clients.length === 0 ? {} : { clients }),
       autoApprove: parsed["auto-approve"] === true,
       rotateRefreshTokens: parsed["rotate-refresh-tokens"] === true,
-      requirePkce: parsed["require-pkce"] === true
+      requirePkce: parsed["require-pkce"] === true,
+      ...(quiet ? {} : { onRequest: logRequest })
     }
     return options
   })
@@ -96,7 +105,11 @@ const banner = (emulator: Emulator.Service, options: EmulatorOptions): string =>
     `  export SERVICE_SDK_AUTH_URL=${emulator.authUrl}`,
     `  export SERVICE_SDK_API_URL=${emulator.apiUrl}`,
     `  export SERVICE_SDK_CLIENT_ID=${emulator.clientId}`,
-    `  export SERVICE_SDK_CLIENT_SECRET=${emulator.clientSecret}`
+    `  export SERVICE_SDK_CLIENT_SECRET=${emulator.clientSecret}`,
+    "",
+    options.onRequest === undefined
+      ? "Requests are not logged (--quiet)."
+      : "One line per request follows (--quiet: none)."
   ].join("\n")
 
 const main = Effect.gen(function* () {
@@ -111,7 +124,7 @@ const main = Effect.gen(function* () {
 }).pipe(
   Effect.scoped,
   Effect.catchTag("EmulatorError", (error) =>
-    Console.error(`service-sdk-emulator: ${error.message}\n\n${USAGE}`).pipe(
+    Console.error(`error: ${error.message}\nRun \`service-sdk-emulator --help\` to see the options.`).pipe(
       Effect.zipRight(Effect.sync(() => (process.exitCode = 2)))
     )
   )
