@@ -268,14 +268,16 @@ export const TokenCacheError: ErrorClass<TokenCacheError> = Facade.TokenCacheErr
 // Options
 
 /**
- * Logging options every class takes: the least severe level logged (default `"warning"`) and where lines go
- * (default: `console.error`/`console.warn`, stderr; the SDK never writes to stdout).
+ * Options every class takes: the least severe level logged (default `"warning"`), where lines go (default:
+ * `console.error`/`console.warn`, stderr; the SDK never writes to stdout), and the `fetch` that sends the requests
+ * (default: Node's own; a test's stub answers without a network).
  *
  * @since 0.3.0
  */
 export interface LogOptions {
   readonly logLevel?: "none" | "error" | "warning" | "info" | "debug" | undefined
   readonly logger?: Logger | undefined
+  readonly fetch?: ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) | undefined
 }
 
 /**

@@ -206,3 +206,31 @@ export const TestTokenProvider = {
   layer: (token: string | Redacted.Redacted<string>): Layer.Layer<TokenProvider> =>
     Layer.succeed(TokenProvider, TokenProvider.static(token))
 }
+
+/**
+ * A valid body for each typed resource, as the data API sends it (plain JSON): answer them from
+ * {@link MockHttpClient} or a stub `fetch`, with overrides for what your test is about,
+ * e.g. `Fixtures.album({ name: "Blue" })` or `Fixtures.savedTracksPage([Fixtures.savedTrack()], { total: 40 })`.
+ *
+ * @since 1.0.0
+ */
+export { Fixtures } from "./internal/testing/fixtures.js"
+
+/**
+ * The wire (JSON) shape of each resource's body, as {@link Fixtures} returns them.
+ *
+ * @since 1.0.0
+ */
+export type {
+  AlbumBody,
+  AlbumTrackBody,
+  ArtistBody,
+  ArtistRefBody,
+  FollowedArtistsBody,
+  PlaybackStateBody,
+  PlaylistSnapshotBody,
+  SavedTrackBody,
+  SavedTracksPageBody,
+  TrackBody,
+  UserBody
+} from "./internal/testing/fixtures.js"
