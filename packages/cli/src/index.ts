@@ -1,7 +1,7 @@
 /**
  * The `service-sdk` command line: `demo`, `token`, `login`, `whoami`, `logout`, `emulator`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -19,7 +19,7 @@ import { colourEnabled, withTerminalOutput } from "./internal/terminal.js"
  * The CLI as an Effect of the process arguments (`process.argv`, node and script path included), without the help
  * (see {@link main}).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const cli = Command.run(rootCommand, { name: PROGRAM, version: VERSION })
 
@@ -27,7 +27,7 @@ export const cli = Command.run(rootCommand, { name: PROGRAM, version: VERSION })
  * The help `argv` asks for (`--help`, `-h`, or no command), as text `width` columns wide; undefined when it asks
  * for none.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const help = (argv: ReadonlyArray<string>, width: number): string | undefined => {
   const request = helpRequest(
@@ -52,7 +52,7 @@ const stderrLogger = Logger.replace(
  * Runs the CLI; every failure becomes `error: …` on stderr (plus the next step when the message names none) and a
  * failed Effect (exit code 1). `--log-level <level>` and `-v` are read wherever they are.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const main = (argv: ReadonlyArray<string>): Effect.Effect<void, unknown> =>
   Effect.suspend((): Effect.Effect<void, unknown, NodeContext.NodeContext> => {

@@ -2,7 +2,7 @@
 /**
  * `service-sdk-emulator`: runs the emulator until Ctrl-C.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"

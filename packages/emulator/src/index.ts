@@ -1,5 +1,5 @@
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export {
   type ClientRegistration,

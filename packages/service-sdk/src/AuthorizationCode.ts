@@ -1,7 +1,7 @@
 /**
  * The authorization code grant with refresh tokens (RFC 6749 §4.1, §6): user-scoped tokens.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
@@ -20,7 +20,7 @@ import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
  * The options of `ClientCredentials`, plus the redirect URI (`SERVICE_SDK_REDIRECT_URI`) and a refresh token to start
  * from (for programs that stored one).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface Options extends Provider.ProviderOptions {
   readonly redirectUri?: string | undefined
@@ -30,13 +30,13 @@ export interface Options extends Provider.ProviderOptions {
    * required nor read from the environment, token requests carry `client_id` in the body, and code exchanges must
    * use PKCE. Default false.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly publicClient?: boolean | undefined
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface AuthorizationUrlOptions {
   readonly state?: string | undefined
@@ -48,13 +48,13 @@ export interface AuthorizationUrlOptions {
    * A PKCE S256 challenge (RFC 7636 §4.3), e.g. from `Pkce.make`; adds `code_challenge` and
    * `code_challenge_method=S256`.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly codeChallenge?: string | undefined
 }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface ExchangeCodeOptions {
   /** The PKCE verifier whose challenge went in the authorization URL (RFC 7636 §4.5). */
@@ -62,7 +62,7 @@ export interface ExchangeCodeOptions {
 }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface BeginAuthorizationOptions {
   readonly scope?: string | ReadonlyArray<string> | undefined
@@ -75,7 +75,7 @@ export interface BeginAuthorizationOptions {
  * A sign-in in progress: send the user to `url`, keep `state` and `codeVerifier` (server-side, never in the page)
  * until the callback, then pass them to `completeAuthorization`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface PendingAuthorization {
   readonly url: string
@@ -84,7 +84,7 @@ export interface PendingAuthorization {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface AuthorizationCodeService extends TokenProviderService {
   /**
@@ -104,14 +104,14 @@ export interface AuthorizationCodeService extends TokenProviderService {
    * Starts a sign-in: a fresh random state (unless given) and PKCE pair, and the authorization URL that carries
    * them (RFC 9700 §2.1.1: PKCE for every client kind).
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly beginAuthorization: (options?: BeginAuthorizationOptions) => Effect.Effect<PendingAuthorization>
   /**
    * Finishes a sign-in: `parseResponseUrl` with the pending state, then `exchangeCode` with its verifier. The
    * tokens are cached.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly completeAuthorization: (
     callbackUrl: string,
@@ -120,7 +120,7 @@ export interface AuthorizationCodeService extends TokenProviderService {
   /**
    * Whether the provider is a public client (no secret).
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly publicClient: boolean
   /** The redirect URI the provider was configured with, if any. */
@@ -136,7 +136,7 @@ export interface AuthorizationCodeService extends TokenProviderService {
  * (The facade's `AsyncAuthorizationCode.parseResponseUrl` reads it here; everyone else through
  * `AuthorizationCode.parseResponseUrl`.)
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const parseResponseUrl: (
   url: string,
@@ -200,7 +200,7 @@ const make = (
 /**
  * The provider and the tag it stands under. `layer` supplies it as both `AuthorizationCode` and `TokenProvider`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCode")<
   AuthorizationCode,
@@ -224,14 +224,14 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
    * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
    * ```
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static readonly make = make
   /**
    * The code from the URL the authorization server redirected to; fails with `AuthenticationError` on an `error`
    * parameter, a missing code, or (with `expectedState`) a missing or different state.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static readonly parseResponseUrl = parseResponseUrl
   /**
@@ -250,7 +250,7 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
    * )
    * ```
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static layer(
     options: Options = {}
@@ -265,20 +265,20 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export declare namespace AuthorizationCode {
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Service = AuthorizationCodeService
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Options = AuthorizationCodeOptions
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type UrlOptions = AuthorizationUrlOptions
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type ExchangeOptions = ExchangeCodeOptions
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type BeginOptions = BeginAuthorizationOptions
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type Pending = PendingAuthorization
 }
 

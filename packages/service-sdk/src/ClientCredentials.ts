@@ -1,7 +1,7 @@
 /**
  * The client credentials grant (RFC 6749 §4.4): app-only tokens, no refresh token, renewed by asking again.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
@@ -15,7 +15,7 @@ import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
  * `clientId`/`clientSecret` fall back to `SERVICE_SDK_CLIENT_ID`/`SERVICE_SDK_CLIENT_SECRET`, `authUrl` to
  * `SERVICE_SDK_AUTH_URL` and then `https://accounts.service.example`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface Options extends Provider.ProviderOptions {}
 
@@ -36,7 +36,7 @@ export interface Options extends Provider.ProviderOptions {}
  * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const make = (
   options: Options = {}
@@ -71,7 +71,7 @@ export const make = (
  * )
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const layer = (options: Options = {}): Layer.Layer<TokenProvider, ConfigurationError, HttpClient.HttpClient> =>
   // scoped: background renewals (`refreshAhead`) end with the layer

@@ -3,7 +3,7 @@
  * nothing owned. For programs that keep tokens themselves (a web app with `UserTokens`, a CLI with its token file);
  * `AuthorizationCode` and `ClientCredentials` are token ownership (cache, single flight, renewal) built on it.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
@@ -22,7 +22,7 @@ import type { TokenInfo } from "./TokenInfo.js"
  * client), `authUrl` to `SERVICE_SDK_AUTH_URL` and then `https://accounts.service.example`, `redirectUri` to
  * `SERVICE_SDK_REDIRECT_URI`. Empty strings count as absent.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface Options {
   readonly clientId?: string | undefined
@@ -46,7 +46,7 @@ export interface Options {
 /**
  * The parameters of an authorization URL (RFC 6749 §4.1.1).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface AuthorizationUrlOptions {
   readonly state?: string | undefined
@@ -63,7 +63,7 @@ export interface AuthorizationUrlOptions {
 /**
  * The options of `beginAuthorization`.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface BeginAuthorizationOptions {
   readonly scope?: string | ReadonlyArray<string> | undefined
@@ -78,7 +78,7 @@ export interface BeginAuthorizationOptions {
  * A sign-in in progress: send the user to `url`, keep `state` and `codeVerifier` server-side until the callback, then
  * pass them to `completeAuthorization`. Single-use: a second completion of the same one fails.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface PendingAuthorization {
   readonly url: string
@@ -89,7 +89,7 @@ export interface PendingAuthorization {
 /**
  * The protocol steps. Every token comes back as a `TokenInfo` (expiry from the Effect `Clock`); none is kept.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface Service {
   /**
@@ -126,7 +126,7 @@ export interface Service {
 /**
  * The OAuth protocol steps as a service.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export class OAuthClient extends Context.Tag("service-sdk/OAuthClient")<OAuthClient, Service>() {}
 
@@ -149,7 +149,7 @@ export class OAuthClient extends Context.Tag("service-sdk/OAuthClient")<OAuthCli
  * }).pipe(Effect.provide(NodeHttpClient.layerUndici))
  * ```
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const make = (options: Options = {}): Effect.Effect<Service, ConfigurationError, HttpClient.HttpClient> =>
   Effect.gen(function* () {
@@ -176,7 +176,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, Configuratio
  * )
  * ```
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const layer = (options: Options = {}): Layer.Layer<OAuthClient, ConfigurationError, HttpClient.HttpClient> =>
   Layer.effect(OAuthClient, make(options))

@@ -2,7 +2,7 @@
  * The authenticated client of the Service's data API: the bearer token on every request, retries of what is safe to
  * retry, `Retry-After` honoured, one forced token refresh on a 401, and typed resources.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpMethod from "@effect/platform/HttpMethod"
@@ -31,7 +31,7 @@ import { UserTokens } from "./UserTokens.js"
 /**
  * `apiUrl` falls back to `SERVICE_SDK_API_URL` and then `https://api.service.example/v1`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface ServiceClientOptions {
   readonly apiUrl?: string | undefined
@@ -47,29 +47,29 @@ export interface ServiceClientOptions {
  * What `http` fails with: the outcomes of the request policy (a 5xx that outlasts the retries is returned as the
  * response, not failed).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export type ServiceClientHttpError = AuthenticationError | RateLimitError | TransportError | TokenCacheError
 
 /**
  * What `request` and the resources fail with.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export type ServiceClientError = ApiError | ServiceClientHttpError
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export type RequestOptions<A> = Request.RequestOptions<A>
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export type Query = Request.Query
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface Users {
   /** `GET /me` */
@@ -77,7 +77,7 @@ export interface Users {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface Albums {
   /** `GET /albums/{id}` */
@@ -85,7 +85,7 @@ export interface Albums {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface Library {
   /** `GET /me/tracks?limit=..&offset=..` */
@@ -98,7 +98,7 @@ export interface Library {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface Follows {
   /** `GET /me/following?type=artist&limit=..&after=..` */
@@ -109,7 +109,7 @@ export interface Follows {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface Player {
   /** `GET /me/player`; none when nothing is playing (204). */
@@ -117,7 +117,7 @@ export interface Player {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface Playlists {
   /** `POST /playlists/{id}/tracks` with `{"uris": [...]}`. Not retried on 5xx: adding twice adds twice. */
@@ -128,7 +128,7 @@ export interface Playlists {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface ServiceClientResources {
   readonly users: Users
@@ -142,7 +142,7 @@ export interface ServiceClientResources {
 /**
  * What `ServiceClient` provides: the authenticated `http` client, `request` for any endpoint, and the typed resources.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface ServiceClientService extends ServiceClientResources {
   /**
@@ -164,7 +164,7 @@ export interface ServiceClientService extends ServiceClientResources {
    * `ServiceClient.forUser` uses. Every client the SDK makes has it; a hand-made client (a test double) declares it
    * to work with `forUser`.
    *
-   * @since 0.3.0
+   * @since 1.0.0
    */
   readonly withTokenProvider?: ((provider: TokenProviderService) => ServiceClientService) | undefined
 }
@@ -186,14 +186,14 @@ export interface ServiceClientService extends ServiceClientResources {
  * const me = Effect.flatMap(ServiceClient, (client) => client.users.me).pipe(Effect.provide(UserClient))
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<ServiceClient, ServiceClientService>() {
   /**
    * A client on the `TokenProvider` in context. Fails with ConfigurationError on an invalid option or
    * `SERVICE_SDK_API_URL`.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static make(
     options: ServiceClientOptions = {}
@@ -217,7 +217,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * }).pipe(Effect.provide(NodeHttpClient.layerUndici))
    * ```
    *
-   * @since 0.3.0
+   * @since 1.0.0
    */
   static makeWith(
     provider: TokenProviderService,
@@ -237,7 +237,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * invalid option (or `SERVICE_SDK_API_URL`) is a defect carrying the ConfigurationError (use
    * {@link ServiceClient.make} to handle it as a failure).
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static layer(
     options: ServiceClientOptions = {}
@@ -250,7 +250,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * is `never`, as the SDK's contract declares it: an empty token, a token that is not visible ASCII (RFC 6750
    * §2.1: it could not go in a header as is), or an invalid option is a defect carrying the ConfigurationError.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static layerAccessToken(
     token: string | Redacted.Redacted<string>,
@@ -268,7 +268,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * A client on its own `ClientCredentials` provider; the options are those of both (`timeout` and `maxRetries`
    * apply to token and data API calls alike).
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static layerClientCredentials(
     options: ClientCredentials.Options & ServiceClientOptions = {}
@@ -284,7 +284,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * `withTokenProvider` (every client the SDK makes); a hand-made one without it is a defect, never another
    * user's client.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   static forUser(userId: string): Effect.Effect<ServiceClientService, never, UserTokens | ServiceClient> {
     return Effect.flatMap(Effect.zip(UserTokens, ServiceClient), ([users, client]) =>
@@ -317,39 +317,39 @@ const checkAccessToken = (
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export declare namespace ServiceClient {
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Service = ServiceClientService
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Options = ServiceClientOptions
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type User = Schemas.User
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Album = Schemas.Album
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type AlbumTrack = Schemas.AlbumTrack
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type ArtistRef = Schemas.ArtistRef
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type AlbumRef = Schemas.AlbumRef
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Track = Schemas.Track
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type SavedTrack = Schemas.SavedTrack
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Paging<A> = Schemas.Paging<A>
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Artist = Schemas.Artist
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type FollowedArtists = Schemas.FollowedArtists
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type PlaybackState = Schemas.PlaybackState
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type PlaybackItem = Schemas.PlaybackItem
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Device = Schemas.Device
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type PlaylistSnapshot = Schemas.PlaylistSnapshot
 }

@@ -2,7 +2,7 @@
  * Where providers keep their token: in memory (the default), in a file (command-line use), or in a shared store such
  * as Redis (see `@service-sdk/redis`) whose `withLock` makes renewal single-flight across processes.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
@@ -24,7 +24,7 @@ import { TokenInfo } from "./TokenInfo.js"
  * `invalid_grant` mark or of a sign-out through `compareAndSet` when the cache has it. A cache of your own that
  * declares both members gets exactly the guarantees of the SDK's shared caches.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface TokenCache {
   readonly get: Effect.Effect<Option.Option<TokenInfo>, TokenCacheError>
@@ -34,7 +34,7 @@ export interface TokenCache {
   /**
    * Forgets the entry (sign-out). Optional; memory, file and Redis caches have it.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly clear?: Effect.Effect<void, TokenCacheError>
   /**
@@ -42,7 +42,7 @@ export interface TokenCache {
    * {@link sameEntry}; a `refresh_rejected` mark added since does not count as a change) or, for `Option.none()`,
    * holds nothing; `true` when written. Atomic against every other writer of the entry, in every process.
    *
-   * @since 0.3.0
+   * @since 1.0.0
    */
   readonly compareAndSet?: (
     expected: Option.Option<TokenInfo>,
@@ -55,7 +55,7 @@ export interface TokenCache {
  * an empty entry; a token matches an entry with the same access token and the same refresh token (or both none),
  * whatever else changed (a `refresh_rejected` mark, an expiry).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Option<TokenInfo>): boolean => {
   if (Option.isNone(expected) || Option.isNone(current)) return Option.isNone(expected) && Option.isNone(current)
@@ -69,7 +69,7 @@ export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Op
 /**
  * The default cache: a `Ref` in this process (its `compareAndSet` is trivially atomic).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const memory = (initial?: TokenInfo): Effect.Effect<TokenCache> =>
   Effect.map(Ref.make(Option.fromNullable(initial)), (ref) => ({
@@ -86,7 +86,7 @@ const decodeEntry = Schema.decodeUnknownOption(TokenInfo)
  * Reads a cache entry leniently: anything but an object with a string `access_token` and a numeric `expires_at`
  * is none; an ill-typed optional field reads as absent.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const decodeJson = (text: string): Option.Option<TokenInfo> => {
   let json: unknown
@@ -117,14 +117,14 @@ const encodeEntry = Schema.encodeSync(TokenInfo)
  * The JSON text a shared cache stores: `{ access_token, expires_at, refresh_token?, scope? }` and, when the token
  * has them, `client_id`, `auth_url`, `issued_at`, `refresh_rejected`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const encodeJson = (token: TokenInfo): string => JSON.stringify(encodeEntry(token))
 
 /**
  * The options of {@link file} and `TokenStore.directory`: how the lock file behaves.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface FileOptions {
   /** How long a lock file outlives a holder that stopped keeping it alive, e.g. a frozen process (default 10 s). */
@@ -136,7 +136,7 @@ export interface FileOptions {
 /**
  * The lock options of {@link FileOptions}, checked: positive and finite, else a ConfigurationError naming the option.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const fileLockOptions = (options: FileOptions | undefined) =>
   Effect.gen(function* () {
@@ -165,7 +165,7 @@ export const fileLockOptions = (options: FileOptions | undefined) =>
  * an expiry, kept alive while held, taken over when its holder is gone), and `compareAndSet` reads, compares and
  * writes under it: several CLI invocations, cron jobs or workers sharing the file make one renewal per expiry.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export function file(path: string): Effect.Effect<TokenCache, never, FileSystem.FileSystem>
 export function file(
@@ -184,7 +184,7 @@ export function file(
 /**
  * A file cache over `fs`, made synchronously (`TokenStore.directory` makes one per user on demand).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const makeFile = (
   fs: FileSystem.FileSystem,

@@ -1,5 +1,5 @@
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Schema from "effect/Schema"
 
@@ -10,7 +10,7 @@ import * as Schema from "effect/Schema"
  * bind an entry to its client (`client_id`, `auth_url`), to know its lifetime (`issued_at`) and to remember a rejected
  * refresh token (`refresh_rejected`); absent fields are not written.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")({
   accessToken: Schema.propertySignature(Schema.Redacted(Schema.String)).pipe(Schema.fromKey("access_token")),
@@ -30,6 +30,6 @@ export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")(
 /**
  * The JSON form of a {@link TokenInfo}.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export type TokenInfoJson = typeof TokenInfo.Encoded

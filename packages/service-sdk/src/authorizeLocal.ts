@@ -1,7 +1,7 @@
 /**
  * The authorization code flow for command-line apps (RFC 8252 §7.3): a loopback HTTP server receives the redirect.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
@@ -19,7 +19,7 @@ import type { TokenInfo } from "./TokenInfo.js"
 /**
  * Options of {@link authorizeLocal}: the scope to ask for, whether to open the browser, a hook that receives the consent URL, and the timeout.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface AuthorizeLocalOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
   /** How long to wait for the callback (default 300 s); then AuthenticationError. */
@@ -82,7 +82,7 @@ const reply = (callback: CallbackReceiver.Callback, page: Page) =>
  * }).pipe(Effect.provide([NodeHttpClient.layerUndici, NodeFileSystem.layer]))
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const authorizeLocal: (
   options?: AuthorizeLocalOptions

@@ -23,7 +23,7 @@ export { runSyncOrThrow }
  * A token cache for plain code: Promise methods. `get` resolves to `undefined` when there is no token (it may also
  * resolve to the JSON form `{ access_token, expires_at, ... }`); `clear` (optional) forgets the entry.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface PromiseTokenCache {
   readonly get: () => Promise<TokenInfo | TokenInfoJson | undefined>
@@ -34,7 +34,7 @@ export interface PromiseTokenCache {
 /**
  * Options every facade class takes besides its own.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface FacadeOptions {
   /** The `HttpClient` to use (default: `NodeHttpClient.layerUndici`, a keep-alive pool closed by `close()`). */
