@@ -94,3 +94,27 @@ describe("one version story", () => {
     expect(wrong).toEqual([])
   })
 })
+
+describe("the API reference (npm run docs)", () => {
+  const docs = join(root, "scripts", "docs")
+  const config = JSON.parse(readFileSync(join(docs, "typedoc.json"), "utf8"))
+
+  it("titles each page by its import name, covers every package's entry points, and opens on an introduction", () => {
+    const expected = packages.flatMap(({ dir, manifest }) =>
+      Object.entries<Record<string, string>>(manifest.exports)
+        .filter(
+          ([subpath, target]) => typeof target === "object" && target.source !== undefined && subpath !== "./bridge"
+        )
+        .map(([subpath, target]) => ({
+          file: join(root, dir, target.source ?? ""),
+          name: subpath === "." ? manifest.name : `${manifest.name}/${subpath.slice(2)}`
+        }))
+    )
+    const entries: ReadonlyArray<string> = config.entryPoints.map((path: string) => join(docs, path))
+    expect([...entries].sort()).toEqual(expected.map(({ file }) => file).sort())
+    for (const { file, name } of expected) {
+      expect(readFileSync(file, "utf8").match(/^ \* @module (\S+)$/m)?.[1], file).toBe(name)
+    }
+    expect(readFileSync(join(docs, config.readme), "utf8")).toMatch(/^# service-sdk API reference/)
+  })
+})

@@ -2,6 +2,7 @@
  * The `service-sdk` command line: `demo`, `token`, `login`, `whoami`, `logout`, `emulator`.
  *
  * @since 1.0.0
+ * @module @service-sdk/cli
  */
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"

@@ -4,6 +4,7 @@
  * TypeScript (no Effect type), and `test/types.test.ts` checks that the facade fits them.
  *
  * @since 1.0.0
+ * @module @service-sdk/promise
  */
 import * as Facade from "service-sdk/promise"
 

@@ -3,6 +3,7 @@
  * makes one token request per expiry.
  *
  * @since 1.0.0
+ * @module @service-sdk/redis
  */
 
 /**

@@ -2,6 +2,7 @@
  * service-sdk: call the Service's web API without handling OAuth tokens by hand.
  *
  * @since 1.0.0
+ * @module service-sdk
  */
 
 /** @since 1.0.0 */

@@ -7,6 +7,7 @@
  * ```
  *
  * @since 1.0.0
+ * @module service-sdk/promise
  */
 
 /** @since 1.0.0 */
