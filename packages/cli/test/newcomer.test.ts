@@ -7,7 +7,7 @@
 import { Emulator, type EmulatorHandle } from "@service-sdk/emulator"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, symlinkSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { invocation } from "../src/internal/handlers.js"
@@ -152,6 +152,56 @@ describe("the emulator command", () => {
       } finally {
         child.kill("SIGINT")
       }
+    }
+  }, 60_000)
+})
+
+describe("the emulator for plain code: the CLI's bin alone", () => {
+  it("runs from a copy of the bin and its bundle with no node_modules anywhere, and answers plain HTTP", async () => {
+    // what `npm install <cli tarball>` puts in place, minus the dependencies: the bin must need none of them
+    const alone = join(mkdtempSync(join(tmpdir(), "cli-alone-")), "cli")
+    for (const part of ["bin", "bundle", "package.json"]) {
+      cpSync(join(bin, "..", "..", part), join(alone, part), { recursive: true })
+    }
+    const child = spawn(
+      process.execPath,
+      [join(alone, "bin", "service-sdk.js"), "emulator", "--port", "0", "--quiet"],
+      {
+        cwd: alone,
+        env: cleanEnv({ PATH: "/usr/bin:/bin", NODE_PATH: "" }),
+        stdio: ["ignore", "pipe", "pipe"]
+      }
+    )
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString()
+    })
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    try {
+      const deadline = Date.now() + 20_000
+      while (!/running at (http:\/\/127\.0\.0\.1:\d+)/.test(stdout)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no banner:\n${stdout}\n${stderr}`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      const authUrl = /running at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)![1]!
+      const token = await fetch(`${authUrl}/api/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials&client_id=emulator-client&client_secret=emulator-secret"
+      })
+      const { access_token } = (await token.json()) as { access_token: string }
+      const album = await fetch(`${authUrl}/v1/albums/6akEvsycLGftJxYudPjmqK`, {
+        headers: { authorization: `Bearer ${access_token}` }
+      })
+      expect(album.status).toBe(200)
+      expect(((await album.json()) as { id: string }).id).toBe("6akEvsycLGftJxYudPjmqK")
+      expect((await fetch(`${authUrl}/__emulator/reset`, { method: "POST" })).status).toBe(200)
+      expect(stderr).toBe("")
+    } finally {
+      child.kill("SIGINT")
     }
   }, 60_000)
 })
