@@ -52,6 +52,41 @@ describe("login, whoami, logout", () => {
   }, 60_000)
 })
 
+describe("login without a browser", () => {
+  let emulator: EmulatorHandle
+  beforeAll(async () => {
+    emulator = await Emulator.start({ autoApprove: true })
+  })
+  afterAll(async () => {
+    await emulator.close()
+  })
+
+  it("prints the consent page's URL once when no browser can be opened", async () => {
+    const cache = join(mkdtempSync(join(tmpdir(), "cli-nobrowser-")), "tokens.json")
+    const empty = mkdtempSync(join(tmpdir(), "cli-nopath-")) // no xdg-open, open or wslview here
+    let visited = false
+    const result = await cli(["login", ...connectionArgs(emulator), "--port", freePortArg(), "--cache", cache], {
+      env: cleanEnv({ PATH: empty, DISPLAY: "", BROWSER: "" }),
+      onStdout: () => {},
+      onSpawn: (child) => {
+        let seen = ""
+        child.stderr?.on("data", (chunk: Buffer) => {
+          seen += chunk.toString()
+          const url = seen.match(/http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+/)?.[0]
+          if (url !== undefined && !visited) {
+            visited = true
+            void fetch(url, { redirect: "follow" }).then((response) => response.text())
+          }
+        })
+      }
+    })
+    expect(visited).toBe(true)
+    expect(result.code, result.stderr).toBe(0)
+    expect(`${result.stdout}${result.stderr}`.match(/\/authorize\?/g)).toHaveLength(1)
+    expect(result.stdout).toMatch(/^Logged in as emulator-user/m)
+  }, 60_000)
+})
+
 describe("--log-level and -v", () => {
   it("are accepted before or after the command, and print debug lines on success, on stderr", async () => {
     for (const args of [
