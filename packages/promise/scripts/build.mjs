@@ -74,4 +74,6 @@ for (const file of ["index.js", "index.cjs", "index.cjs.map"]) renameSync(join(s
 rmSync(join(dist, "index.js.map"), { force: true })
 rmSync(staging, { recursive: true, force: true })
 if (!existsSync(join(dist, "index.d.ts"))) throw new Error("dist/index.d.ts is missing: run `tsc -b` first")
-copyFileSync(join(dist, "index.d.ts"), join(dist, "index.d.cts"))
+// copied aside and renamed in, so that a test reading dist never sees half a file
+copyFileSync(join(dist, "index.d.ts"), join(dist, `index.d.cts.tmp-${process.pid}`))
+renameSync(join(dist, `index.d.cts.tmp-${process.pid}`), join(dist, "index.d.cts"))
