@@ -278,8 +278,18 @@ export const TokenCacheError: ErrorClass<TokenCacheError> = Facade.TokenCacheErr
 export interface LogOptions {
   readonly logLevel?: "none" | "error" | "warning" | "info" | "debug" | undefined
   readonly logger?: Logger | undefined
-  readonly fetch?: ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) | undefined
+  readonly fetch?: Fetch | undefined
 }
+
+/**
+ * The type of `globalThis.fetch` where your project has one (Node's types or the DOM library); no DOM or Node type
+ * is needed to compile these declarations.
+ *
+ * @since 1.0.0
+ */
+export type Fetch = typeof globalThis extends { readonly fetch: infer F }
+  ? F
+  : (input: never, init?: never) => Promise<unknown>
 
 /**
  * Where log lines go.
