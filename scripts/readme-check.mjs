@@ -94,11 +94,10 @@ export const readmes = () => [
     .filter((path) => existsSync(path))
 ]
 
-/** The guides README.md links: docs/*.md but the history (CHANGELOG.md) and the decision record (decisions.md). */
-export const guides = () =>
+/** The guides in docs/ (`docs/<topic>.md`): their TypeScript blocks must compile too. */
+export const docPages = () =>
   readdirSync(join(root, "docs"))
-    .filter((name) => name.endsWith(".md") && name !== "CHANGELOG.md" && name !== "decisions.md")
-    .sort()
+    .filter((name) => name.endsWith(".md"))
     .map((name) => join(root, "docs", name))
 
 /**
@@ -150,7 +149,7 @@ export const check = async (readmePath = join(root, "README.md")) => {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   let failed = false
-  for (const path of [...readmes(), ...guides()]) {
+  for (const path of [...readmes(), ...docPages()]) {
     const { blocks, errors } = await check(path)
     for (const error of errors) console.error(error)
     console.log(`${relative(root, path)}: ${blocks} TypeScript blocks, ${errors.length} errors`)

@@ -17,7 +17,7 @@ import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { publishablePackages } from "../pack.mjs"
 // @ts-expect-error: a plain ES module without types
-import { check, extractBlocks, guides, readmes, toModule } from "../readme-check.mjs"
+import { check, docPages, extractBlocks, readmes, toModule } from "../readme-check.mjs"
 
 const root = join(import.meta.dirname, "..", "..")
 
@@ -30,9 +30,17 @@ describe("README", () => {
   }, 120_000)
 
   it("every TypeScript block of the guides in docs/ compiles as written", async () => {
-    const paths: ReadonlyArray<string> = guides()
+    const paths: ReadonlyArray<string> = docPages()
     expect(paths.map((path) => path.split("/").at(-1))).toEqual(
-      expect.arrayContaining(["install.md", "testing.md", "production.md", "redis.md", "performance.md", "cli.md"])
+      expect.arrayContaining([
+        "install.md",
+        "testing.md",
+        "production.md",
+        "redis.md",
+        "performance.md",
+        "cli.md",
+        "service-rules.md"
+      ])
     )
     const results: ReadonlyArray<{ blocks: number; errors: ReadonlyArray<string> }> = await Promise.all(
       paths.map((path) => check(path))
@@ -58,7 +66,7 @@ describe("README", () => {
   })
 
   it("every relative link of README.md, the guides and the example's README names a file that exists", () => {
-    const files = [join(root, "README.md"), ...guides(), join(root, "examples", "web-app", "README.md")]
+    const files = [join(root, "README.md"), ...docPages(), join(root, "examples", "web-app", "README.md")]
     const broken = files.flatMap((file) =>
       [...readFileSync(file, "utf8").matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
         .map((match) => match[1]!)

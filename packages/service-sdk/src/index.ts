@@ -68,3 +68,5 @@ export { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
 export { UserTokens, type UserTokensService } from "./UserTokens.js"
 /** @since 1.0.0 */
 export { maskToken } from "./internal/redact.js"
+/** @since 1.0.0 */
+export { cleanUntrustedText } from "./internal/redact.js"
