@@ -10,14 +10,13 @@
  * A failure names the README line, the block number and its section: `README.md:120 (block 4, "Promise"): error ...`.
  * Run it alone with `node scripts/readme-check.mjs`.
  */
-import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { publishablePackages } from "../pack.mjs"
 // @ts-expect-error: a plain ES module without types
-import { check, docPages, extractBlocks, readmes, toModule } from "../readme-check.mjs"
+import { check, docPages, extractBlocks, readmes, run, toModule } from "../readme-check.mjs"
 
 const root = join(import.meta.dirname, "..", "..")
 
@@ -94,21 +93,12 @@ describe("README", () => {
         test: { include: ["album.test.ts"] }
       })}\n`
     )
-    const result = await new Promise<{ status: number | null; output: string }>((resolve, reject) => {
-      const child = spawn(join(root, "node_modules", ".bin", "vitest"), ["run", "--config", "vitest.config.mjs"], {
-        cwd: dir,
-        env: { ...process.env, CI: "1", NO_COLOR: "1" }
-      })
-      let output = ""
-      child.stdout.on("data", (chunk) => {
-        output += chunk
-      })
-      child.stderr.on("data", (chunk) => {
-        output += chunk
-      })
-      child.on("error", reject)
-      child.on("close", (status) => resolve({ status, output }))
-    })
+    const ran: { status: number | null; stdout: string; stderr: string } = await run(
+      join(root, "node_modules", ".bin", "vitest"),
+      ["run", "--config", "vitest.config.mjs"],
+      { cwd: dir, env: { ...process.env, CI: "1", NO_COLOR: "1" } }
+    )
+    const result = { status: ran.status, output: `${ran.stdout}${ran.stderr}` }
     expect(result.output).toMatch(/Tests\s+2 passed \(2\)/)
     expect(result.status).toBe(0)
   }, 120_000)

@@ -15,6 +15,36 @@ import { approveFirstUrl, bin, buildBin, cleanEnv, cli, connectionArgs, freePort
 
 beforeAll(buildBin, 120_000)
 
+/** Starts `service-sdk emulator …` and waits for its banner to end with `until`; its output so far, and its URL. */
+const startEmulator = async (
+  script: string,
+  args: ReadonlyArray<string>,
+  options: { readonly cwd?: string; readonly env: Record<string, string>; readonly until: RegExp }
+) => {
+  const child = spawn(process.execPath, [script, "emulator", "--port", "0", ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  const output = { stdout: "", stderr: "" }
+  child.stdout.on("data", (chunk: Buffer) => {
+    output.stdout += chunk.toString()
+  })
+  child.stderr.on("data", (chunk: Buffer) => {
+    output.stderr += chunk.toString()
+  })
+  const deadline = Date.now() + 20_000
+  while (!options.until.test(output.stdout)) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill("SIGKILL")
+      throw new Error(`no banner:\n${output.stdout}\n${output.stderr}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  const authUrl = /running at (http:\/\/127\.0\.0\.1:\d+)/.exec(output.stdout)![1]!
+  return { child, output, authUrl }
+}
+
 describe("login, whoami, logout", () => {
   let emulator: EmulatorHandle
   beforeAll(async () => {
@@ -159,31 +189,17 @@ describe("the emulator command", () => {
 
   it("logs one line per request on stderr, none with --quiet", async () => {
     for (const quiet of [false, true]) {
-      const child = spawn(process.execPath, [bin, "emulator", "--port", "0", ...(quiet ? ["--quiet"] : [])], {
+      const { authUrl, child, output } = await startEmulator(bin, quiet ? ["--quiet"] : [], {
         env: cleanEnv({ PATH: "/usr/bin:/bin" }),
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let stdout = ""
-      let stderr = ""
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString()
-      })
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString()
+        until: /npx service-sdk whoami\s*$/
       })
       try {
-        const deadline = Date.now() + 20_000
-        while (!/npx service-sdk whoami\s*$/.test(stdout)) {
-          if (Date.now() > deadline) throw new Error(`no banner:\n${stdout}\n${stderr}`)
-          await new Promise((resolve) => setTimeout(resolve, 50))
-        }
-        const authUrl = /running at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)![1]!
-        expect(stdout).toContain(`In another terminal, in ${process.cwd()}:`)
+        expect(output.stdout).toContain(`In another terminal, in ${process.cwd()}:`)
         expect((await fetch(`${authUrl}/v1/me?x=secret-canary`)).status).toBe(401)
         await new Promise((resolve) => setTimeout(resolve, 300))
-        if (quiet) expect(stderr).toBe("")
-        else expect(stderr).toMatch(/^\d\d:\d\d:\d\d GET \/v1\/me 401 \d+ ms\n$/)
-        expect(stderr).not.toContain("secret-canary")
+        if (quiet) expect(output.stderr).toBe("")
+        else expect(output.stderr).toMatch(/^\d\d:\d\d:\d\d GET \/v1\/me 401 \d+ ms\n$/)
+        expect(output.stderr).not.toContain("secret-canary")
       } finally {
         child.kill("SIGINT")
       }
@@ -198,30 +214,12 @@ describe("the emulator for plain code: the CLI's bin alone", () => {
     for (const part of ["bin", "bundle", "package.json"]) {
       cpSync(join(bin, "..", "..", part), join(alone, part), { recursive: true })
     }
-    const child = spawn(
-      process.execPath,
-      [join(alone, "bin", "service-sdk.js"), "emulator", "--port", "0", "--quiet"],
-      {
-        cwd: alone,
-        env: cleanEnv({ PATH: "/usr/bin:/bin", NODE_PATH: "" }),
-        stdio: ["ignore", "pipe", "pipe"]
-      }
-    )
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString()
-    })
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString()
+    const { authUrl, child, output } = await startEmulator(join(alone, "bin", "service-sdk.js"), ["--quiet"], {
+      cwd: alone,
+      env: cleanEnv({ PATH: "/usr/bin:/bin", NODE_PATH: "" }),
+      until: /running at http:\/\/127\.0\.0\.1:\d+/
     })
     try {
-      const deadline = Date.now() + 20_000
-      while (!/running at (http:\/\/127\.0\.0\.1:\d+)/.test(stdout)) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no banner:\n${stdout}\n${stderr}`)
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-      const authUrl = /running at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)![1]!
       const token = await fetch(`${authUrl}/api/token`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -234,7 +232,7 @@ describe("the emulator for plain code: the CLI's bin alone", () => {
       expect(album.status).toBe(200)
       expect(((await album.json()) as { id: string }).id).toBe("6akEvsycLGftJxYudPjmqK")
       expect((await fetch(`${authUrl}/__emulator/reset`, { method: "POST" })).status).toBe(200)
-      expect(stderr).toBe("")
+      expect(output.stderr).toBe("")
     } finally {
       child.kill("SIGINT")
     }
