@@ -132,7 +132,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     }
     const alone = ["@service-sdk/promise", "@service-sdk/cli"].filter((name) => result.tarballs[name] !== undefined)
     if (alone.length > 0) {
-      console.log("\nThese install alone (bundles: no other tarball, no peers):")
+      console.log("\nThese need no other tarball (bundles; the CLI's @effect/cli comes from the registry):")
       for (const name of alone) console.log(`  npm install ${result.tarballs[name]}`)
     }
     console.log(
