@@ -46,7 +46,7 @@ export interface ClientRegistration {
  * @category models
  */
 export interface PlaybackState {
-  /** a catalogue track id, or {@link localFileTrackId} for the local file (`null` ids, `is_local: true`) */
+  /** a catalogue track id, or {@link Emulator.localFileTrackId} for the local file (`null` ids, `is_local: true`) */
   readonly trackId: string
   readonly isPlaying?: boolean
   readonly progressMs?: number
