@@ -5,7 +5,8 @@
  * own type says (the same option names, inputs the facade takes, outputs that fit): a change on either side fails
  * `tsc -b`.
  *
- * @since 0.2.0
+ * @module @service-sdk/promise
+ * @since 1.0.0
  */
 import * as Facade from "service-sdk/promise"
 
@@ -22,7 +23,7 @@ const described = <P>(value: unknown): P => value as P
 /**
  * A secret (a token, a PKCE verifier): prints and serialises as `<redacted>`. Pass it back to the SDK as is.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface Secret {
   readonly toString: () => string
@@ -31,7 +32,7 @@ export interface Secret {
 /**
  * A length of time: milliseconds, or text such as `"30 seconds"`, `"5 minutes"`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export type DurationInput =
   | number
@@ -40,7 +41,7 @@ export type DurationInput =
 /**
  * A length of time as the SDK reports it (`RateLimitError.retryAfter`); {@link toMillis} reads it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface Duration {
   readonly value:
@@ -52,7 +53,7 @@ export interface Duration {
 /**
  * Milliseconds of a {@link Duration} (`Infinity` for an infinite one).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const toMillis = (duration: Duration): number =>
   duration.value._tag === "Millis"
@@ -65,7 +66,7 @@ export const toMillis = (duration: Duration): number =>
  * Tokens as the SDK keeps them. `expiresAt` is in seconds since the Unix epoch. Its JSON form ({@link TokenInfoJson},
  * from {@link tokenInfoToJson}) is what the file and Redis caches store.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface TokenInfo {
   readonly accessToken: Secret
@@ -85,7 +86,7 @@ export interface TokenInfo {
 /**
  * The JSON form of a {@link TokenInfo} (the secrets in clear: keep it where only your app can read it).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface TokenInfoJson {
   readonly access_token: string
@@ -103,14 +104,14 @@ export interface TokenInfoJson {
 /**
  * The JSON form of a token, to keep it in your own store.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const tokenInfoToJson: (token: TokenInfo) => TokenInfoJson = described(Facade.tokenInfoToJson)
 
 /**
  * A token from its JSON form; `undefined` when it is not one.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const tokenInfoFromJson: (json: unknown) => TokenInfo | undefined = Facade.tokenInfoFromJson
 
@@ -118,7 +119,7 @@ export const tokenInfoFromJson: (json: unknown) => TokenInfo | undefined = Facad
  * A token cache: `get` resolves to the token, its JSON form, or `undefined`; `clear` (optional; `signOut` needs it)
  * forgets it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface PromiseTokenCache {
   readonly get: () => Promise<TokenInfo | TokenInfoJson | undefined>
@@ -129,14 +130,14 @@ export interface PromiseTokenCache {
 /**
  * A user's token cache (see {@link AsyncUserTokens}).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export type PromiseUserTokenCache = PromiseTokenCache
 
 /**
  * A token cache in a file (see {@link fileTokenCache}).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface FileTokenCache {
   readonly get: () => Promise<TokenInfo | undefined>
@@ -147,7 +148,7 @@ export interface FileTokenCache {
 /**
  * One token cache per user (see {@link directoryTokenStore}).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export type DirectoryTokenStore = (userId: string) => FileTokenCache
 
@@ -155,14 +156,14 @@ export type DirectoryTokenStore = (userId: string) => FileTokenCache
  * A token cache in a file: atomic writes, mode 0600, an unreadable file reads as none, shared safely by the
  * processes of one machine (a lock file and compare-and-set). Pass it as `tokenCache`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const fileTokenCache: (path: string) => FileTokenCache = described(Facade.fileTokenCache)
 
 /**
  * A token store in a directory: one 0600 file per user in a 0700 directory. Pass it as `store` to {@link AsyncUserTokens}.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const directoryTokenStore: (path: string) => DirectoryTokenStore = described(Facade.directoryTokenStore)
 
@@ -172,7 +173,7 @@ export const directoryTokenStore: (path: string) => DirectoryTokenStore = descri
 /**
  * An OAuth error body (`{ error, error_description }`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface ErrorPayload {
   readonly error: string
@@ -183,7 +184,7 @@ export interface ErrorPayload {
 /**
  * The base class of every SDK error.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface ServiceError extends Error {
   readonly _tag:
@@ -194,33 +195,33 @@ export interface ServiceError extends Error {
     | "RateLimitError"
     | "TokenCacheError"
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface AuthenticationError extends ServiceError {
   readonly _tag: "AuthenticationError"
   readonly status?: number | undefined
   readonly payload?: ErrorPayload | undefined
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface ConfigurationError extends ServiceError {
   readonly _tag: "ConfigurationError"
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface TransportError extends ServiceError {
   readonly _tag: "TransportError"
   readonly status?: number | undefined
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface ApiError extends ServiceError {
   readonly _tag: "ApiError"
   readonly status: number
   readonly payload?: unknown
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface RateLimitError extends ServiceError {
   readonly _tag: "RateLimitError"
   readonly retryAfter: Duration
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface TokenCacheError extends ServiceError {
   readonly _tag: "TokenCacheError"
 }
@@ -233,7 +234,7 @@ interface ErrorClass<E, Args = { readonly message: string }> {
 /**
  * The base class of every SDK error: `error instanceof ServiceError`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const ServiceError: { readonly prototype: ServiceError } & (abstract new (args: never) => ServiceError) =
   Facade.ServiceError
@@ -241,25 +242,25 @@ export const ServiceError: { readonly prototype: ServiceError } & (abstract new 
  * The token endpoint rejected the request, a callback carried an error or a wrong state, or the API still answered
  * 401 after one forced refresh.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const AuthenticationError: ErrorClass<AuthenticationError> = Facade.AuthenticationError
 /**
  * Missing, conflicting or invalid options.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const ConfigurationError: ErrorClass<ConfigurationError> = Facade.ConfigurationError
 /**
  * The network failed, or the token endpoint kept failing after every retry.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const TransportError: ErrorClass<TransportError> = Facade.TransportError
 /**
  * The data API answered with a non-2xx status other than 401 and 429.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const ApiError: ErrorClass<
   ApiError,
@@ -268,14 +269,14 @@ export const ApiError: ErrorClass<
 /**
  * The data API answered 429 and the retries ran out (or `Retry-After` was too long).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const RateLimitError: { readonly prototype: RateLimitError; new (args: never): RateLimitError } =
   Facade.RateLimitError
 /**
  * A token cache (file system, Redis, yours) failed.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const TokenCacheError: ErrorClass<TokenCacheError> = Facade.TokenCacheError
 
@@ -283,20 +284,32 @@ export const TokenCacheError: ErrorClass<TokenCacheError> = Facade.TokenCacheErr
 // Options
 
 /**
- * Logging options every class takes: the least severe level logged (default `"warning"`) and where lines go
- * (default: `console.error`/`console.warn`, stderr; the SDK never writes to stdout).
+ * Options every class takes: the least severe level logged (default `"warning"`), where lines go (default:
+ * `console.error`/`console.warn`, stderr; the SDK never writes to stdout), and the `fetch` that sends the requests
+ * (default: Node's own; a test's stub answers without a network).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface LogOptions {
   readonly logLevel?: "none" | "error" | "warning" | "info" | "debug" | undefined
   readonly logger?: Logger | undefined
+  readonly fetch?: Fetch | undefined
 }
+
+/**
+ * The type of `globalThis.fetch` where your project has one (Node's types or the DOM library); no DOM or Node type
+ * is needed to compile these declarations.
+ *
+ * @since 1.0.0
+ */
+export type Fetch = typeof globalThis extends { readonly fetch: infer F }
+  ? F
+  : (input: never, init?: never) => Promise<unknown>
 
 /**
  * Where log lines go.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface Logger {
   readonly error: (line: string) => void
@@ -308,7 +321,7 @@ export interface Logger {
 /**
  * The options of the providers (client id and secret fall back to `SERVICE_SDK_CLIENT_ID`/`SERVICE_SDK_CLIENT_SECRET`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface ClientCredentialsOptions extends LogOptions {
   readonly clientId?: string | undefined
@@ -326,7 +339,7 @@ export interface ClientCredentialsOptions extends LogOptions {
   readonly refreshAhead?: DurationInput | undefined
 }
 
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface AuthorizationCodeOptions extends ClientCredentialsOptions {
   /** `https`, or `http` on 127.0.0.1 or [::1] (never `localhost`); a loopback URI may have no port. */
   readonly redirectUri?: string | undefined
@@ -339,7 +352,7 @@ export interface AuthorizationCodeOptions extends ClientCredentialsOptions {
   readonly publicClient?: boolean | undefined
 }
 
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface AuthorizationUrlOptions {
   readonly state?: string | undefined
   readonly scope?: string | ReadonlyArray<string> | undefined
@@ -349,7 +362,7 @@ export interface AuthorizationUrlOptions {
   readonly loginHint?: string | undefined
 }
 
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface BeginAuthorizationOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
   /** The sign-in's own redirect URI instead of the configured one (a loopback URI with the port it listens on). */
   readonly redirectUri?: string | undefined
@@ -358,7 +371,7 @@ export interface BeginAuthorizationOptions extends Omit<AuthorizationUrlOptions,
 /**
  * A sign-in in progress: send the user to `url`; keep `state` and `codeVerifier` server-side until the callback.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface PendingAuthorization {
   readonly url: string
@@ -368,7 +381,7 @@ export interface PendingAuthorization {
   readonly redirectUri?: string | undefined
 }
 
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface AuthorizeLocalOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
   /** How long to wait for the callback (default 300 s). */
   readonly timeout?: DurationInput | undefined
@@ -383,7 +396,7 @@ export interface AuthorizeLocalOptions extends Omit<AuthorizationUrlOptions, "co
 /**
  * What every provider has.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface AsyncTokenProvider {
   /** A valid access token (a cached one without a request; one request however many callers wait). */
@@ -394,18 +407,18 @@ export interface AsyncTokenProvider {
   [Symbol.asyncDispose](): Promise<void>
 }
 
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export const AsyncTokenProvider: { readonly prototype: AsyncTokenProvider; new (source: never): AsyncTokenProvider } =
   described(Facade.AsyncTokenProvider)
 
 /**
  * App-only tokens (client credentials), cached and renewed.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface AsyncClientCredentials extends AsyncTokenProvider {}
 
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export const AsyncClientCredentials: {
   readonly prototype: AsyncClientCredentials
   new (options?: ClientCredentialsOptions): AsyncClientCredentials
@@ -414,7 +427,7 @@ export const AsyncClientCredentials: {
 /**
  * User tokens (authorization code with refresh token, PKCE).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface AsyncAuthorizationCode extends AsyncTokenProvider {
   getAuthorizationUrl(options?: AuthorizationUrlOptions): string
@@ -430,7 +443,7 @@ export interface AsyncAuthorizationCode extends AsyncTokenProvider {
   signInEndsAt(): Promise<Date | undefined>
 }
 
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export const AsyncAuthorizationCode: {
   readonly prototype: AsyncAuthorizationCode
   new (options?: AuthorizationCodeOptions): AsyncAuthorizationCode
@@ -444,7 +457,7 @@ export const AsyncAuthorizationCode: {
 /**
  * Runs the sign-in on a loopback server (`provider.authorizeLocal(options)`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const asyncAuthorizeLocal: (
   provider: AsyncAuthorizationCode,
@@ -454,17 +467,17 @@ export const asyncAuthorizeLocal: (
 /**
  * One user's tokens, as an `authProvider` (from {@link AsyncUserTokens.forUser}).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface AsyncUserTokenProvider extends AsyncTokenProvider {}
 
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export const AsyncUserTokenProvider: {
   readonly prototype: AsyncUserTokenProvider
   new (source: never): AsyncUserTokenProvider
 } = described(Facade.AsyncUserTokenProvider)
 
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface AsyncUserTokensOptions extends Omit<AuthorizationCodeOptions, "tokenCache" | "refreshToken"> {
   readonly store: ((userId: string) => PromiseTokenCache | FileTokenCache) | ConnectedRedisTokenStore
   /** A user's in-memory state is dropped after this long without use (default 5 minutes). */
@@ -474,7 +487,7 @@ export interface AsyncUserTokensOptions extends Omit<AuthorizationCodeOptions, "
 /**
  * Many users' tokens (a web app).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface AsyncUserTokens {
   forUser(userId: string): AsyncUserTokenProvider
@@ -487,7 +500,7 @@ export interface AsyncUserTokens {
   [Symbol.asyncDispose](): Promise<void>
 }
 
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export const AsyncUserTokens: {
   readonly prototype: AsyncUserTokens
   new (options: AsyncUserTokensOptions): AsyncUserTokens
@@ -496,14 +509,14 @@ export const AsyncUserTokens: {
 // ---------------------------------------------------------------------------------------------------------------
 // The data API client
 
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface ArtistRef {
   /** `null` for the artist of a local file */
   readonly id: string | null
   readonly name: string
   readonly uri?: string | undefined
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface AlbumRef {
   /** `null` for the album of a local file */
   readonly id: string | null
@@ -511,7 +524,7 @@ export interface AlbumRef {
   readonly release_date?: string | undefined
   readonly uri?: string | undefined
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface AlbumTrack {
   readonly id: string
   readonly name: string
@@ -520,7 +533,7 @@ export interface AlbumTrack {
   readonly artists?: ReadonlyArray<ArtistRef> | undefined
   readonly uri?: string | undefined
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface Album {
   readonly id: string
   readonly name: string
@@ -529,7 +542,7 @@ export interface Album {
   readonly release_date?: string | undefined
   readonly uri?: string | undefined
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface User {
   readonly id: string
   readonly display_name: string | null
@@ -537,7 +550,7 @@ export interface User {
   readonly country?: string | undefined
   readonly product?: string | undefined
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface Track {
   /** `null` for a local file (`is_local: true`) */
   readonly id: string | null
@@ -549,12 +562,12 @@ export interface Track {
   readonly is_local?: boolean | undefined
   readonly uri?: string | undefined
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface SavedTrack {
   readonly added_at: string
   readonly track: Track
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface Paging<A> {
   readonly items: ReadonlyArray<A>
   readonly total: number
@@ -562,7 +575,7 @@ export interface Paging<A> {
   readonly offset: number
   readonly next: string | null
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface Artist {
   readonly id: string
   readonly name: string
@@ -571,7 +584,7 @@ export interface Artist {
   readonly popularity?: number | undefined
   readonly uri?: string | undefined
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface FollowedArtists {
   readonly artists: {
     readonly items: ReadonlyArray<Artist>
@@ -581,7 +594,7 @@ export interface FollowedArtists {
     readonly next: string | null
   }
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface Device {
   readonly id?: string | undefined
   readonly name: string
@@ -589,7 +602,7 @@ export interface Device {
   readonly is_active?: boolean | undefined
   readonly volume_percent?: number | undefined
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface PlaybackItem {
   /** `null` for a local file (`is_local: true`) */
   readonly id: string | null
@@ -602,7 +615,7 @@ export interface PlaybackItem {
   readonly is_local?: boolean | undefined
   readonly uri?: string | undefined
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface PlaybackState {
   readonly is_playing: boolean
   readonly progress_ms?: number | undefined
@@ -614,7 +627,7 @@ export interface PlaybackState {
   readonly repeat_state?: string | undefined
   readonly timestamp?: number | undefined
 }
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export interface PlaylistSnapshot {
   readonly snapshot_id: string
 }
@@ -623,7 +636,7 @@ export interface PlaylistSnapshot {
  * Exactly one token source: `accessToken`, `authProvider`, or `clientId`/`clientSecret` (either may come from the
  * environment); the provider options apply to the provider the client creates.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface AsyncServiceClientOptions extends ClientCredentialsOptions {
   readonly accessToken?: string | undefined
@@ -634,7 +647,7 @@ export interface AsyncServiceClientOptions extends ClientCredentialsOptions {
   readonly maxRetryAfter?: DurationInput | undefined
 }
 
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export type Query = Readonly<
   Record<string, string | number | boolean | ReadonlyArray<string | number | boolean> | null | undefined>
 >
@@ -642,7 +655,7 @@ export type Query = Readonly<
 /**
  * The data API client: the bearer token on every request, safe retries, `Retry-After`, one forced refresh on 401.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface AsyncServiceClient {
   request<A = unknown>(
@@ -671,7 +684,7 @@ export interface AsyncServiceClient {
   [Symbol.asyncDispose](): Promise<void>
 }
 
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export const AsyncServiceClient: {
   readonly prototype: AsyncServiceClient
   new (options?: AsyncServiceClientOptions): AsyncServiceClient
@@ -685,7 +698,7 @@ export const AsyncServiceClient: {
  * The options of {@link RedisTokenCache.connect}: your `ioredis` (5.x) client, or a `url` (then `ioredis` must be
  * installed in your app), and the key of the shared token.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface RedisTokenCacheOptions {
   /** Your ioredis `Redis` or `Cluster` client, used as is and never closed by the cache. Give this or `url`. */
@@ -703,7 +716,7 @@ export interface RedisTokenCacheOptions {
 /**
  * The options of {@link RedisTokenStore.connect}: those of the cache, with a `prefix` for every user's key.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface RedisTokenStoreOptions extends Omit<RedisTokenCacheOptions, "key"> {
   readonly prefix: string
@@ -713,7 +726,7 @@ export interface RedisTokenStoreOptions extends Omit<RedisTokenCacheOptions, "ke
  * A token cache in Redis, shared by a fleet (one token request per expiry for every process): pass it as
  * `tokenCache`; `close()` closes the connection it opened (not your `client`).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface ConnectedRedisTokenCache {
   readonly close: () => Promise<void>
@@ -723,7 +736,7 @@ export interface ConnectedRedisTokenCache {
 /**
  * One Redis token cache per user: pass it as `store` to {@link AsyncUserTokens}.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface ConnectedRedisTokenStore {
   (userId: string): object
@@ -735,7 +748,7 @@ export interface ConnectedRedisTokenStore {
  * `@service-sdk/redis`'s `RedisTokenCache` for this package (the same code, on this package's runtime): rejects
  * with ConfigurationError or TokenCacheError.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const RedisTokenCache: {
   readonly connect: (options: RedisTokenCacheOptions) => Promise<ConnectedRedisTokenCache>
@@ -747,7 +760,7 @@ export const RedisTokenCache: {
 /**
  * `@service-sdk/redis`'s `RedisTokenStore` for this package (the same code, on this package's runtime).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const RedisTokenStore: {
   readonly connect: (options: RedisTokenStoreOptions) => Promise<ConnectedRedisTokenStore>

@@ -31,7 +31,12 @@ export const facadeFitsPlainTypes = async () => {
   const playback: Plain.PlaybackState | undefined = await client.player.playbackState()
   const snapshot: Plain.PlaylistSnapshot = await client.playlists.addItems("p", [])
   const retryAfter: Plain.Duration = (null as unknown as Facade.RateLimitError).retryAfter
-  return [token, pending, local, json, cache, store, accessToken, results, playback, snapshot, retryAfter]
+  // a stub `fetch` fits the plain `fetch` option (Node's own fetch type, where the project has Node's types)
+  const stubbed = new Plain.AsyncServiceClient({
+    accessToken: "t",
+    fetch: async (input: string | URL | Request, init?: RequestInit) => new Response(String(input) + String(init))
+  })
+  return [token, pending, local, json, cache, store, accessToken, results, playback, snapshot, retryAfter, stubbed]
 }
 
 describe("@service-sdk/promise", () => {

@@ -1,7 +1,7 @@
 /**
  * The authorization code grant with refresh tokens (RFC 6749 §4.1, §6): user-scoped tokens.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
@@ -26,7 +26,7 @@ import type { TokenProvider, TokenProviderService } from "./TokenProvider.js"
  * `SERVICE_SDK_REDIRECT_URI`; `publicClient`; `issuer`; `refreshTokenLifetime`), and a refresh token to start from
  * (for programs that stored one).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category options
  */
 export interface Options
@@ -38,19 +38,19 @@ export interface Options
 /**
  * The parameters of an authorization URL: the protocol's (`OAuthClient.AuthorizationUrlOptions`).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category options
  */
 export type AuthorizationUrlOptions = OAuthClient.AuthorizationUrlOptions
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category options
  */
 export type ExchangeCodeOptions = OAuthClient.ExchangeCodeOptions
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  * @category options
  */
 export type BeginAuthorizationOptions = OAuthClient.BeginAuthorizationOptions
@@ -59,13 +59,13 @@ export type BeginAuthorizationOptions = OAuthClient.BeginAuthorizationOptions
  * A sign-in in progress: send the user to `url`, keep `state` and `codeVerifier` (server-side, never in the page)
  * until the callback, then pass them to `completeAuthorization`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export type PendingAuthorization = OAuthClient.PendingAuthorization
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface AuthorizationCodeService extends TokenProviderService {
@@ -86,7 +86,7 @@ export interface AuthorizationCodeService extends TokenProviderService {
    * Starts a sign-in: a fresh random state (unless given) and PKCE pair, and the authorization URL that carries
    * them (RFC 9700 §2.1.1: PKCE for every client kind).
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly beginAuthorization: (options?: BeginAuthorizationOptions) => Effect.Effect<PendingAuthorization>
   /**
@@ -94,7 +94,7 @@ export interface AuthorizationCodeService extends TokenProviderService {
    * tokens are cached. Single-use: a pending sign-in is used up by the token endpoint's answer (a token or a
    * refusal); after a transport failure or a 5xx the same callback can be completed again.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly completeAuthorization: (
     callbackUrl: string,
@@ -103,7 +103,7 @@ export interface AuthorizationCodeService extends TokenProviderService {
   /**
    * Whether the provider is a public client (no secret).
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly publicClient: boolean
   /** The redirect URI the provider was configured with, if any. */
@@ -112,14 +112,14 @@ export interface AuthorizationCodeService extends TokenProviderService {
    * The authorization server the provider was configured with (option, `SERVICE_SDK_AUTH_URL` or the default),
    * without a trailing slash: the `auth_url` its cache entries are bound to.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly authUrl: string
   /**
    * When the user's sign-in ends, if known: the end of the refresh token (from `refresh_token_expires_in`, else the
    * sign-in time plus `refreshTokenLifetime`), after which the user must sign in again. None when nothing says.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly signInEndsAt: Effect.Effect<Option.Option<Date>, TokenCacheError>
 }
@@ -135,7 +135,7 @@ export interface AuthorizationCodeService extends TokenProviderService {
  * (The facade's `AsyncAuthorizationCode.parseResponseUrl` reads it here; everyone else through
  * `AuthorizationCode.parseResponseUrl`.)
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category parsing
  */
 export const parseResponseUrl: (
@@ -208,7 +208,7 @@ const make = (
 /**
  * The provider and the tag it stands under. `layer` supplies it as both `AuthorizationCode` and `TokenProvider`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category tags
  */
 export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCode")<
@@ -234,7 +234,7 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
    * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
    * ```
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static readonly make = make
   /**
@@ -242,7 +242,7 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
    * `state`/`code`/`error`/`iss`, an `error` parameter, a missing code, (with `expectedState`) a missing or different
    * state, or (with `issuer`) a different `iss`.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static readonly parseResponseUrl = parseResponseUrl
   /**
@@ -261,7 +261,7 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
    * )
    * ```
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static layer(
     options: Options = {}
@@ -271,20 +271,20 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export declare namespace AuthorizationCode {
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Service = AuthorizationCodeService
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Options = AuthorizationCodeOptions
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type UrlOptions = AuthorizationUrlOptions
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type ExchangeOptions = ExchangeCodeOptions
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type BeginOptions = BeginAuthorizationOptions
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type Pending = PendingAuthorization
 }
 

@@ -1,7 +1,7 @@
 /**
  * The client credentials grant (RFC 6749 §4.4): app-only tokens, no refresh token, renewed by asking again.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
@@ -20,7 +20,7 @@ import type { TokenProvider, TokenProviderService } from "./TokenProvider.js"
  * `authUrl` to `SERVICE_SDK_AUTH_URL` and then `https://accounts.service.example`), and token ownership's: where the
  * token is kept and when it is renewed. The options of every provider extend these.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category options
  */
 export interface Options
@@ -62,7 +62,7 @@ export const makeOwned = (options: Options = {}) =>
  * Background renewals (`refreshAhead`) and retried cache writes run in the `Scope`. Fails with `ConfigurationError`
  * when the client id or secret is missing from both the options and the environment, or an option is bad.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (
@@ -85,7 +85,7 @@ export const make = (
  * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category tags
  */
 export class ClientCredentials extends Context.Tag("service-sdk/ClientCredentials")<
@@ -107,7 +107,7 @@ export class ClientCredentials extends Context.Tag("service-sdk/ClientCredential
    * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
    * ```
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static readonly make = make
   /**
@@ -126,7 +126,7 @@ export class ClientCredentials extends Context.Tag("service-sdk/ClientCredential
    * )
    * ```
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static layer(
     options: Options = {}
@@ -136,12 +136,14 @@ export class ClientCredentials extends Context.Tag("service-sdk/ClientCredential
 }
 
 /**
- * @since 0.1.0
+ * The types of `ClientCredentials`: the service it provides and its options.
+ *
+ * @since 1.0.0
  */
 export declare namespace ClientCredentials {
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Service = TokenProviderService
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Options = ClientCredentialsOptions
 }
 

@@ -3,7 +3,7 @@
  * nothing owned. For programs that keep tokens themselves (a web app with `UserTokens`, a CLI with its token file);
  * `AuthorizationCode` and `ClientCredentials` are token ownership (cache, single flight, renewal) built on it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
@@ -21,7 +21,7 @@ import type { TokenInfo } from "./TokenInfo.js"
  * client), `authUrl` to `SERVICE_SDK_AUTH_URL` and then `https://accounts.service.example`, `redirectUri` to
  * `SERVICE_SDK_REDIRECT_URI`. Empty strings count as absent.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category options
  */
 export interface Options {
@@ -43,7 +43,7 @@ export interface Options {
    * The authorization server's issuer identifier (RFC 9207): an authorization response whose `iss` differs is
    * refused. Default: `authUrl` without a trailing slash.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly issuer?: string | undefined
   /**
@@ -52,7 +52,7 @@ export interface Options {
    * With it the stored entry knows when the sign-in ends: a warning is logged within its last 7 days, and the
    * `invalid_grant` at its end says to sign in again. Default: unknown (only the server's word counts).
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly refreshTokenLifetime?: Duration.DurationInput | undefined
   /** The default scope of authorization URLs and of `clientCredentials`. */
@@ -66,7 +66,7 @@ export interface Options {
 /**
  * The parameters of an authorization URL (RFC 6749 §4.1.1).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category options
  */
 export interface AuthorizationUrlOptions {
@@ -84,7 +84,7 @@ export interface AuthorizationUrlOptions {
 /**
  * The options of `beginAuthorization`: those of the authorization URL but the PKCE challenge (made fresh).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category options
  */
 export interface BeginAuthorizationOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
@@ -99,7 +99,7 @@ export interface BeginAuthorizationOptions extends Omit<AuthorizationUrlOptions,
 /**
  * The options of `exchangeCode`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category options
  */
 export interface ExchangeCodeOptions {
@@ -110,7 +110,7 @@ export interface ExchangeCodeOptions {
 /**
  * The options of `refresh` and `clientCredentials`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category options
  */
 export interface ScopeOptions {
@@ -121,7 +121,7 @@ export interface ScopeOptions {
 /**
  * A pending sign-in as `completeAuthorization` takes it back (the verifier in clear is accepted too).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface PendingInput {
@@ -135,7 +135,7 @@ export interface PendingInput {
  * A sign-in in progress: send the user to `url`, keep `state` and `codeVerifier` server-side until the callback, then
  * pass them to `completeAuthorization`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface PendingAuthorization {
@@ -145,7 +145,7 @@ export interface PendingAuthorization {
   /**
    * The redirect URI of this sign-in, when it is not the configured one (see `BeginAuthorizationOptions`).
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly redirectUri?: string | undefined
 }
@@ -155,7 +155,7 @@ export interface PendingAuthorization {
  * nothing is remembered between calls (a pending sign-in's single use is its owner's: `AuthorizationCode`, or your
  * session store).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Service {
@@ -207,7 +207,7 @@ export interface Service {
  * }).pipe(Effect.provide(NodeHttpClient.layerUndici))
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<Service, ConfigurationError, HttpClient.HttpClient> =>
@@ -221,20 +221,32 @@ export const make = (options: Options = {}): Effect.Effect<Service, Configuratio
 /**
  * The OAuth protocol steps as a service (`yield* OAuthClient`), with its constructors.
  *
- * @since 0.2.0
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ * import { OAuthClient } from "service-sdk"
+ *
+ * const OAuthLive = OAuthClient.layer({ scope: "catalog-read" }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * const appToken = Effect.flatMap(OAuthClient, (oauth) => oauth.clientCredentials()).pipe(
+ *   Effect.provide(OAuthLive)
+ * )
+ * ```
+ *
+ * @since 1.0.0
  * @category tags
  */
 export class OAuthClient extends Context.Tag("service-sdk/OAuthClient")<OAuthClient, Service>() {
   /**
    * The tag itself, under the name it had when this module was a namespace (`OAuthClient.OAuthClient`).
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   static readonly OAuthClient: typeof OAuthClient = OAuthClient
   /**
    * {@link make}.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   static readonly make = make
   /**
@@ -250,7 +262,7 @@ export class OAuthClient extends Context.Tag("service-sdk/OAuthClient")<OAuthCli
    * const appToken = Effect.flatMap(OAuthClient, (oauth) => oauth.clientCredentials()).pipe(Effect.provide(OAuthLive))
    * ```
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   static layer(options: Options = {}): Layer.Layer<OAuthClient, ConfigurationError, HttpClient.HttpClient> {
     return Layer.effect(OAuthClient, make(options))
@@ -258,26 +270,26 @@ export class OAuthClient extends Context.Tag("service-sdk/OAuthClient")<OAuthCli
 }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  */
 export declare namespace OAuthClient {
-  /** The tag's type, under its namespace-era name (`OAuthClient.OAuthClient`). @since 0.2.0 */
+  /** The tag's type, under its namespace-era name (`OAuthClient.OAuthClient`). @since 1.0.0 */
   export type OAuthClient = OAuthClientTag
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type Service = OAuthClientService
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type Options = OAuthClientOptions
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type AuthorizationUrlOptions = OAuthClientAuthorizationUrlOptions
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type BeginAuthorizationOptions = OAuthClientBeginAuthorizationOptions
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type ExchangeCodeOptions = OAuthClientExchangeCodeOptions
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type ScopeOptions = OAuthClientScopeOptions
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type PendingAuthorization = OAuthClientPendingAuthorization
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type PendingInput = OAuthClientPendingInput
 }
 

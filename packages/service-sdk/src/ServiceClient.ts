@@ -2,7 +2,7 @@
  * The authenticated client of the Service's data API: the bearer token on every request, retries of what is safe to
  * retry, `Retry-After` honoured, one forced token refresh on a 401, and typed resources.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpMethod from "@effect/platform/HttpMethod"
@@ -32,7 +32,7 @@ import { UserTokens } from "./UserTokens.js"
 /**
  * `apiUrl` falls back to `SERVICE_SDK_API_URL` and then `https://api.service.example/v1`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category options
  */
 export interface ServiceClientOptions {
@@ -49,7 +49,7 @@ export interface ServiceClientOptions {
  * What `http` fails with: the outcomes of the request policy (a 5xx that outlasts the retries is returned as the
  * response, not failed).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export type ServiceClientHttpError = AuthenticationError | RateLimitError | TransportError | TokenCacheError
@@ -57,25 +57,25 @@ export type ServiceClientHttpError = AuthenticationError | RateLimitError | Tran
 /**
  * What `request` and the resources fail with.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export type ServiceClientError = ApiError | ServiceClientHttpError
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category options
  */
 export type RequestOptions<A> = Request.RequestOptions<A>
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type Query = Request.Query
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Users {
@@ -84,7 +84,7 @@ export interface Users {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Albums {
@@ -93,7 +93,7 @@ export interface Albums {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Library {
@@ -107,7 +107,7 @@ export interface Library {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Follows {
@@ -119,7 +119,7 @@ export interface Follows {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Player {
@@ -128,7 +128,7 @@ export interface Player {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Playlists {
@@ -140,7 +140,7 @@ export interface Playlists {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface ServiceClientResources {
@@ -155,7 +155,7 @@ export interface ServiceClientResources {
 /**
  * What `ServiceClient` provides: the authenticated `http` client, `request` for any endpoint, and the typed resources.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface ServiceClientService extends ServiceClientResources {
@@ -178,7 +178,7 @@ export interface ServiceClientService extends ServiceClientResources {
    * `ServiceClient.withTokenProvider` and `ServiceClient.forUser` use. A hand-made client (a test double) declares
    * it too.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly withTokenProvider: (provider: TokenProviderService) => ServiceClientService
 }
@@ -200,7 +200,7 @@ export interface ServiceClientService extends ServiceClientResources {
  * const me = Effect.flatMap(ServiceClient, (client) => client.users.me).pipe(Effect.provide(UserClient))
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category tags
  */
 export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<ServiceClient, ServiceClientService>() {
@@ -208,7 +208,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * A client on the `TokenProvider` in context. Fails with ConfigurationError on an invalid option or
    * `SERVICE_SDK_API_URL`.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static make(
     options: ServiceClientOptions = {}
@@ -232,7 +232,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * }).pipe(Effect.provide(NodeHttpClient.layerUndici))
    * ```
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   static makeWith(
     provider: TokenProviderService,
@@ -251,7 +251,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * A layer of {@link ServiceClient.make}. Fails with ConfigurationError on an invalid option (or
    * `SERVICE_SDK_API_URL`).
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static layer(
     options: ServiceClientOptions = {}
@@ -264,7 +264,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * ConfigurationError for an empty token, a token that is not visible ASCII (RFC 6750 §2.1: it could not go in a
    * header as is), or an invalid option.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static layerAccessToken(
     token: string | Redacted.Redacted<string>,
@@ -282,7 +282,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * A client on its own `ClientCredentials` provider; the options are those of both (`timeout` and `maxRetries`
    * apply to token and data API calls alike).
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static layerClientCredentials(
     options: ClientCredentials.Options & ServiceClientOptions = {}
@@ -296,7 +296,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * The same client (options, `HttpClient`, request policy) calling with `provider`'s tokens. Pipeable:
    * `client.pipe(ServiceClient.withTokenProvider(provider))` or `ServiceClient.withTokenProvider(client, provider)`.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   static readonly withTokenProvider: {
     (provider: TokenProviderService): (client: ServiceClientService) => ServiceClientService
@@ -307,7 +307,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * The client in context, with its options and policy (retries, `Retry-After`, 401 → one forced refresh), calling
    * with one user's bearer from `UserTokens`: a 401 renews only that user's token.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   static forUser(userId: string): Effect.Effect<ServiceClientService, never, UserTokens | ServiceClient> {
     return Effect.map(Effect.zip(UserTokens, ServiceClient), ([users, client]) =>
@@ -336,39 +336,39 @@ const checkAccessToken = (
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export declare namespace ServiceClient {
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Service = ServiceClientService
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Options = ServiceClientOptions
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type User = Schemas.User
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Album = Schemas.Album
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type AlbumTrack = Schemas.AlbumTrack
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type ArtistRef = Schemas.ArtistRef
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type AlbumRef = Schemas.AlbumRef
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Track = Schemas.Track
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type SavedTrack = Schemas.SavedTrack
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Paging<A> = Schemas.Paging<A>
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Artist = Schemas.Artist
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type FollowedArtists = Schemas.FollowedArtists
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type PlaybackState = Schemas.PlaybackState
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type PlaybackItem = Schemas.PlaybackItem
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Device = Schemas.Device
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type PlaylistSnapshot = Schemas.PlaylistSnapshot
 }

@@ -2,7 +2,7 @@
  * The errors the SDK raises. Every one is an instance of {@link ServiceError}, is yieldable, carries a literal
  * `_tag` for `Effect.catchTag`, and never holds a secret, token, code or Authorization header.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
@@ -11,7 +11,7 @@ import * as Redact from "./internal/redact.js"
 /**
  * The decoded body of an OAuth error response (RFC 6749 §5.2), or a description of a malformed response.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface ErrorPayload {
@@ -23,7 +23,7 @@ export interface ErrorPayload {
 /**
  * The base class of every SDK error (`instanceof ServiceError` works in plain code).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export abstract class ServiceError extends Data.Error<{ readonly message: string; readonly cause?: unknown }> {
@@ -40,7 +40,7 @@ export abstract class ServiceError extends Data.Error<{ readonly message: string
  * The token endpoint rejected the request, a token response was malformed, an authorization callback carried an
  * error or a wrong state, there is no token to refresh, or the API still answered 401 after one forced refresh.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export class AuthenticationError extends ServiceError {
@@ -59,7 +59,7 @@ export class AuthenticationError extends ServiceError {
 /**
  * Missing or conflicting options, or options that cannot work (a bad URL, a port in use, an empty code).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export class ConfigurationError extends ServiceError {
@@ -73,7 +73,7 @@ export class ConfigurationError extends ServiceError {
  * The network failed (connection refused or reset, a timeout) or the token endpoint kept answering 5xx or 429
  * after every retry.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export class TransportError extends ServiceError {
@@ -87,7 +87,7 @@ export class TransportError extends ServiceError {
 /**
  * The data API answered with a non-2xx status other than 401 and 429 (after retries, for 5xx).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export class ApiError extends ServiceError {
@@ -102,7 +102,7 @@ export class ApiError extends ServiceError {
 /**
  * The data API answered 429 and either the retries ran out or `Retry-After` asked for longer than `maxRetryAfter`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export class RateLimitError extends ServiceError {
@@ -116,7 +116,7 @@ export class RateLimitError extends ServiceError {
 /**
  * A token cache backend (file system, Redis) failed.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category errors
  */
 export class TokenCacheError extends ServiceError {
@@ -145,7 +145,7 @@ for (const ErrorClass of [
 /**
  * Whether a value is one of the SDK's errors (any `ServiceError` subclass), for plain code and `Effect.catchIf`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category guards
  */
 export const isServiceError = (u: unknown): u is ServiceError => u instanceof ServiceError
@@ -156,7 +156,7 @@ export const isServiceError = (u: unknown): u is ServiceError => u instanceof Se
  * removed, then capped at `max` characters (512 by default; never splitting a surrogate pair). The cleaner the SDK's
  * errors use, for programs that print server text themselves (the CLI).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category utils
  */
 export const cleanUntrustedText: (text: string, max?: number) => string = Redact.cleanUntrustedText

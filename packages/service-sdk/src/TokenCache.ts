@@ -2,7 +2,7 @@
  * Where providers keep their token: in memory (the default), in a file (command-line use), or in a shared store such
  * as Redis (see `@service-sdk/redis`) whose `withLock` makes renewal single-flight across processes.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
@@ -27,7 +27,7 @@ import { TokenInfo } from "./TokenInfo.js"
  * `invalid_grant` mark or of a sign-out through `compareAndSet` when the cache has it. A cache of your own that
  * declares both members gets exactly the guarantees of the SDK's shared caches.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface TokenCache {
@@ -38,7 +38,7 @@ export interface TokenCache {
   /**
    * Forgets the entry (sign-out). Optional; memory, file and Redis caches have it.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly clear?: Effect.Effect<void, TokenCacheError>
   /**
@@ -46,7 +46,7 @@ export interface TokenCache {
    * {@link sameEntry}; a `refresh_rejected` mark added since does not count as a change) or, for `Option.none()`,
    * holds nothing; `true` when written. Atomic against every other writer of the entry, in every process.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly compareAndSet?: (
     expected: Option.Option<TokenInfo>,
@@ -59,7 +59,7 @@ export interface TokenCache {
  * an empty entry; a token matches an entry with the same access token and the same refresh token (or both none),
  * whatever else changed (a `refresh_rejected` mark, an expiry).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category utils
  */
 export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Option<TokenInfo>): boolean => {
@@ -74,7 +74,7 @@ export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Op
 /**
  * The default cache: a `Ref` in this process (its `compareAndSet` is trivially atomic).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const memory = (initial?: TokenInfo): Effect.Effect<TokenCache> =>
@@ -92,7 +92,7 @@ const decodeEntry = Schema.decodeUnknownOption(TokenInfo)
  * Reads a cache entry leniently: anything but an object with a string `access_token` and a numeric `expires_at`
  * is none; an ill-typed optional field reads as absent.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category codecs
  */
 export const decodeJson = (text: string): Option.Option<TokenInfo> => {
@@ -134,7 +134,7 @@ const encodeEntry = Schema.encodeSync(TokenInfo)
  * The JSON text a shared cache stores: `{ access_token, expires_at, refresh_token?, scope? }` and, when the token
  * has them, `client_id`, `auth_url`, `issued_at`, `refresh_rejected`, `signed_in_at`, `sign_in_ends_at`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category codecs
  */
 export const encodeJson = (token: TokenInfo): string => JSON.stringify(encodeEntry(token))
@@ -142,7 +142,7 @@ export const encodeJson = (token: TokenInfo): string => JSON.stringify(encodeEnt
 /**
  * The options of {@link file} and `TokenStore.directory`: how the lock file behaves.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category options
  */
 export interface FileOptions {
@@ -155,7 +155,7 @@ export interface FileOptions {
 /**
  * The lock options of {@link FileOptions}, checked: positive and finite, else a ConfigurationError naming the option.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category utils
  */
 export const fileLockOptions = (options: FileOptions | undefined) =>
@@ -173,7 +173,7 @@ export const fileLockOptions = (options: FileOptions | undefined) =>
  * link there is replaced, never followed), in a parent directory created 0700. For files a tool keeps beside its
  * token cache (the CLI's saved login).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category files
  */
 export const writeFile = (path: string, text: string): Effect.Effect<void, TokenCacheError, FileSystem.FileSystem> =>
@@ -188,7 +188,7 @@ export const writeFile = (path: string, text: string): Effect.Effect<void, Token
  * The SDK's one rule for duration options, for caches of your own (`@service-sdk/redis` uses it): negative, NaN,
  * infinite, unreadable or out-of-range values are a ConfigurationError naming the option, never clamped.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category options
  */
 export const durationOption: typeof Config.durationOption = Config.durationOption
@@ -204,7 +204,7 @@ export const durationOption: typeof Config.durationOption = Config.durationOptio
  * is provably gone or stopped keeping it alive): several CLI invocations, cron jobs or workers sharing the file make
  * one renewal per expiry. Temp files left by a crash are swept under the lock and by `clear`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export function file(path: string): Effect.Effect<TokenCache, never, FileSystem.FileSystem>
@@ -228,7 +228,7 @@ export function file(
  * as the CLI does); "refuse" (another user's, or a shared directory such as /tmp). The check the file caches make
  * (where "tighten" is refused too, with the fix in the message) and the CLI makes.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category files
  */
 export const directoryVerdict: (
@@ -239,7 +239,7 @@ export const directoryVerdict: (
 /**
  * Why {@link directoryVerdict} did not say "ok", in words (with the directory's mode or owner).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category files
  */
 export const directoryProblem: (
@@ -251,7 +251,7 @@ export const directoryProblem: (
  * A file cache over `fs`, made synchronously (`TokenStore.directory` makes one per user on demand). `checked` is
  * the memo of the directory check, shared by the caches of one directory.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const makeFile = (

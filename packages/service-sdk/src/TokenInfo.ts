@@ -1,5 +1,5 @@
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Schema from "effect/Schema"
 import * as Redact from "./internal/redact.js"
@@ -12,7 +12,7 @@ import * as Redact from "./internal/redact.js"
  * refresh token (`refresh_rejected`) and to know when the user signed in and when that sign-in ends (`signed_in_at`,
  * `sign_in_ends_at`); absent fields are not written, and entries without them are read as before.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")({
@@ -31,14 +31,14 @@ export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")(
   /**
    * When the user signed in (seconds since the epoch): set by the code exchange, kept by every refresh.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   signedInAt: Schema.optional(Schema.Number.pipe(Schema.finite())).pipe(Schema.fromKey("signed_in_at")),
   /**
    * When the sign-in ends (seconds since the epoch): the refresh token's end, from `refresh_token_expires_in` or the
    * `refreshTokenLifetime` option; refreshing does not extend it.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   signInEndsAt: Schema.optional(Schema.Number.pipe(Schema.finite())).pipe(Schema.fromKey("sign_in_ends_at"))
 }) {}
@@ -46,7 +46,7 @@ export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")(
 /**
  * The JSON form of a {@link TokenInfo}.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export type TokenInfoJson = typeof TokenInfo.Encoded
@@ -54,7 +54,7 @@ export type TokenInfoJson = typeof TokenInfo.Encoded
 /**
  * `abcd…wxyz`: enough of a token to tell two apart, never enough to use (for logs and terminals).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category formatting
  */
 export const maskToken: (token: string) => string = Redact.maskToken

@@ -3,7 +3,7 @@
  * refresh token grant under that user's own single flight. A user's in-memory state lives in an `RcMap` and is
  * dropped after `idleTimeToLive` without use, so memory follows active users, not every user ever seen.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
@@ -27,7 +27,7 @@ import type { TokenStore } from "./TokenStore.js"
  * The options of `AuthorizationCode` (without `tokenCache` and `refreshToken`: each user's come from `store`), plus
  * the store and how long an unused user's state stays in memory.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category options
  */
 export interface Options extends Omit<AuthorizationCode.Options, "tokenCache" | "refreshToken"> {
@@ -40,7 +40,7 @@ export interface Options extends Omit<AuthorizationCode.Options, "tokenCache" | 
 /**
  * What `UserTokens` provides: a `TokenProvider` per user id, sign-in (store a user's tokens) and sign-out (forget them).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface UserTokensService {
@@ -60,7 +60,7 @@ export interface UserTokensService {
    * When the user's sign-in ends, if known (the refresh token's end: `refresh_token_expires_in`, else the sign-in
    * time plus `refreshTokenLifetime`); none for a user with no entry or when nothing says.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly signInEndsAt: (userId: string) => Effect.Effect<Option.Option<Date>, TokenCacheError>
 }
@@ -71,7 +71,7 @@ const NOT_SIGNED_IN = "not signed in: no token for this user (sign the user in, 
  * A user id from plain JS: a non-empty string, else a ConfigurationError (thrown: the Promise facade's constructors
  * and `forUser` check ids synchronously with it).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category utils
  */
 export const checkUserId = (userId: unknown): string => {
@@ -99,7 +99,7 @@ const failBadUserId = (error: ConfigurationError): Effect.Effect<never, TokenCac
  * The service in the current scope (users' states live in it). Fails with ConfigurationError on a bad option. Also
  * `UserTokens.make`; exported for the Promise facade, which builds its own runtime around it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make = (
@@ -222,14 +222,14 @@ export const make = (
  *   })
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category tags
  */
 export class UserTokens extends Context.Tag("service-sdk/UserTokens")<UserTokens, UserTokensService>() {
   /**
    * The `UserTokens` service without a layer (scoped: users' in-memory state is released with the scope).
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   static readonly make = make
   /**
@@ -251,7 +251,7 @@ export class UserTokens extends Context.Tag("service-sdk/UserTokens")<UserTokens
    * const signOut = (userId: string) => Effect.flatMap(UserTokens, (users) => users.signOut(userId))
    * ```
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   static layer(options: Options): Layer.Layer<UserTokens, ConfigurationError, HttpClient.HttpClient> {
     return Layer.scoped(UserTokens, make(options))
@@ -259,12 +259,12 @@ export class UserTokens extends Context.Tag("service-sdk/UserTokens")<UserTokens
 }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  */
 export declare namespace UserTokens {
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type Service = UserTokensService
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type Options = UserTokensOptions
 }
 

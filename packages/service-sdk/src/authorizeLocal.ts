@@ -1,7 +1,7 @@
 /**
  * The authorization code flow for command-line apps (RFC 8252 §7.3): a loopback HTTP server receives the redirect.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
@@ -20,7 +20,7 @@ import type { TokenInfo } from "./TokenInfo.js"
 /**
  * Options of {@link authorizeLocal}: the scope to ask for, whether to open the browser, a hook that receives the consent URL, and the timeout.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category options
  */
 export interface AuthorizeLocalOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
@@ -85,7 +85,7 @@ const reply = (callback: CallbackReceiver.Callback, page: Page) =>
  * }).pipe(Effect.provide([NodeHttpClient.layerUndici, NodeFileSystem.layer]))
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category utils
  */
 export const authorizeLocal: (

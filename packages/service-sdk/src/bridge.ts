@@ -13,7 +13,7 @@
  * answer.catch((error) => console.error(error instanceof ConfigurationError)) // true
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -25,7 +25,7 @@ import * as Scope from "effect/Scope"
  * The error a rejected Promise carries: the first failure (the typed error itself), else the first defect, else an
  * interruption error.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category running
  */
 export const squash = (cause: Cause.Cause<unknown>): unknown => {
@@ -39,7 +39,7 @@ export const squash = (cause: Cause.Cause<unknown>): unknown => {
 /**
  * The value of a successful exit; throws the {@link squash}ed error of a failed one.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category running
  */
 export const getOrThrow = <A, E>(exit: Exit.Exit<A, E>): A => {
@@ -50,7 +50,7 @@ export const getOrThrow = <A, E>(exit: Exit.Exit<A, E>): A => {
 /**
  * Runs an Effect that needs nothing to a Promise that rejects with the {@link squash}ed error.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category running
  */
 export const runPromise = <A, E>(effect: Effect.Effect<A, E>): Promise<A> =>
@@ -59,7 +59,7 @@ export const runPromise = <A, E>(effect: Effect.Effect<A, E>): Promise<A> =>
 /**
  * Runs an Effect that needs nothing synchronously, throwing the {@link squash}ed error.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category running
  */
 export const runSyncOrThrow = <A, E>(effect: Effect.Effect<A, E>): A => getOrThrow(Effect.runSyncExit(effect))
@@ -67,7 +67,7 @@ export const runSyncOrThrow = <A, E>(effect: Effect.Effect<A, E>): A => getOrThr
 /**
  * What {@link startScoped} resolves to: the value, and `close()` that closes its scope (idempotent).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category models
  */
 export interface Started<A> {
@@ -80,7 +80,7 @@ export interface Started<A> {
  * `close()` that releases what it acquired; on failure the scope is closed first and the {@link squash}ed error
  * rejects.
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category running
  */
 export const startScoped = async <A, E>(effect: Effect.Effect<A, E, Scope.Scope>): Promise<Started<A>> => {

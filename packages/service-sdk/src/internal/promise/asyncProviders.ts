@@ -22,7 +22,7 @@ import { register, type TokenSource } from "./tokenSource.js"
 /**
  * The options of the Effect providers, with a plain Promise cache allowed too.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export type AsyncOptions<O extends { readonly tokenCache?: unknown }> = Omit<O, "tokenCache"> &
   Runtime.FacadeOptions & {
@@ -71,7 +71,7 @@ const ownedSource = <R>(
  * What every Promise provider shares: the cached-token fast path (a still-valid cached token is served without
  * running an Effect) and the lifetime. Concurrent callers on a stale token share the provider's single flight.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export abstract class AsyncTokenProvider<R = TokenProvider> {
   readonly #source: TokenSource<R | TokenProvider> | TokenSource<R>
@@ -120,7 +120,7 @@ export abstract class AsyncTokenProvider<R = TokenProvider> {
  * await using client = new AsyncServiceClient({ authProvider: auth })
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export class AsyncClientCredentials extends AsyncTokenProvider<TokenProvider> {
   /** Throws ConfigurationError on invalid or missing options. */
@@ -152,7 +152,7 @@ export class AsyncClientCredentials extends AsyncTokenProvider<TokenProvider> {
  * const token: string = await auth.getAccessToken()
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCodeModule.AuthorizationCode> {
   readonly #runtime: Runtime.FacadeRuntime<AuthorizationCodeModule.AuthorizationCode | TokenProvider | Peek>
