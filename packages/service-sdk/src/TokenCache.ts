@@ -12,8 +12,8 @@ import * as Duration from "effect/Duration"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as FileCache from "./internal/fileCache.js"
-import * as FileLock from "./internal/fileLock.js"
-import * as Safety from "./internal/fileSafety.js"
+import { checkedPath } from "./internal/fileProgram.js"
+import * as Safety from "./internal/shared/fileSafety.js"
 import { ConfigurationError, type TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 
@@ -163,9 +163,9 @@ export const fileLockOptions = (options: FileOptions | undefined) =>
         })
       })
     return {
-      ttl: yield* check(options?.lockTtl, FileLock.defaultOptions.ttl, "lockTtl"),
-      wait: yield* check(options?.lockWait, FileLock.defaultOptions.wait, "lockWait")
-    } satisfies FileLock.FileLockOptions
+      ttl: yield* check(options?.lockTtl, FileCache.defaultLockOptions.ttl, "lockTtl"),
+      wait: yield* check(options?.lockWait, FileCache.defaultLockOptions.wait, "lockWait")
+    } satisfies FileCache.FileLockOptions
   })
 
 /**
@@ -190,7 +190,7 @@ export function file(
   path: string,
   options?: FileOptions
 ): Effect.Effect<TokenCache, ConfigurationError, FileSystem.FileSystem> {
-  return Effect.flatMap(Safety.checkedPath("TokenCache.file", path, "file"), () =>
+  return Effect.flatMap(checkedPath("TokenCache.file", path, "file"), () =>
     Effect.flatMap(fileLockOptions(options), (lock) =>
       Effect.map(FileSystem.FileSystem, (fs) => makeFile(fs, path, lock))
     )
@@ -228,6 +228,6 @@ export const directoryProblem: (
 export const makeFile = (
   fs: FileSystem.FileSystem,
   path: string,
-  lockOptions: FileLock.FileLockOptions,
+  lockOptions: FileCache.FileLockOptions,
   checked?: FileCache.DirectoryCheck
 ): TokenCache => FileCache.makeFile(fs, path, lockOptions, checked)

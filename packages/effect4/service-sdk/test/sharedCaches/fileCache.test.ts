@@ -46,7 +46,8 @@ describe("TokenCache.file", () => {
       writeFileSync(join(dir, "garbage.json"), "{not json")
       assert.isTrue(Option.isNone(yield* (yield* TokenCache.file(join(dir, "missing.json"))).get))
       assert.isTrue(Option.isNone(yield* (yield* TokenCache.file(join(dir, "garbage.json"))).get))
-      assert.isTrue(Option.isNone(yield* (yield* TokenCache.file(dir)).get))
+      mkdirSync(join(dir, "a-directory.json"))
+      assert.isTrue(Option.isNone(yield* (yield* TokenCache.file(join(dir, "a-directory.json"))).get))
     })
   )
 
@@ -109,7 +110,7 @@ describe("files that must not hold tokens, and leftovers", () => {
       chmodSync(open, 0o777)
       const error = yield* Effect.flip(TokenCache.file(join(open, "t.json")))
       assert.strictEqual(error._tag, "ConfigurationError")
-      assert.match(error.message, /can be written by other users \(mode 777\)/)
+      assert.match(error.message, /other users can write to it \(mode 0777\).*chmod 700/)
       const dir = tmp()
       writeFileSync(join(dir, "t.json"), "{}")
       chmodSync(join(dir, "t.json"), 0o666)
@@ -118,7 +119,7 @@ describe("files that must not hold tokens, and leftovers", () => {
     })
   )
 
-  it.live("temp files left by a crashed writer are swept by the next write; a sign-out leaves no copy behind", () =>
+  it.live("temp files left by a crashed writer are swept under the lock; a sign-out leaves no copy behind", () =>
     Effect.gen(function* () {
       const dir = tmp()
       const path = join(dir, "t.json")
@@ -128,6 +129,7 @@ describe("files that must not hold tokens, and leftovers", () => {
       utimesSync(crashed, old, old)
       const cache = yield* TokenCache.file(path)
       yield* cache.set(token("a", "r"))
+      yield* cache.withLock!(Effect.void)
       assert.deepStrictEqual(readdirSync(dir), ["t.json"])
       writeFileSync(join(dir, "t.json.fresh.tmp"), "{}")
       yield* cache.clear!

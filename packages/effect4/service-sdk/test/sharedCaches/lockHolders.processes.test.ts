@@ -31,10 +31,11 @@ const holder = async (path: string, ttl: string) => {
   return child
 }
 
-const lockFor = (path: string, wait: Duration.Input) =>
+/** Takes the lock once (a lock claiming a TTL beyond `ttl` is stale at once: the holders use ours). */
+const lockFor = (path: string, wait: Duration.Input, ttl: Duration.Input = "10 seconds") =>
   Effect.runPromise(
     Effect.gen(function* () {
-      const cache = yield* TokenCache.file(path, { lockWait: wait })
+      const cache = yield* TokenCache.file(path, { lockWait: wait, lockTtl: ttl })
       const started = Date.now()
       yield* cache.withLock!(Effect.void)
       return Date.now() - started
@@ -49,10 +50,10 @@ describe("the lock file with real processes", () => {
     const child = await holder(path, "60 seconds")
     expect(JSON.parse(readFileSync(`${path}.lock`, "utf8")).pid).toBe(child.pid)
     // alive: the lock is not taken
-    await expect(lockFor(path, "300 millis")).rejects.toThrow(/gave up waiting/)
+    await expect(lockFor(path, "300 millis", "60 seconds")).rejects.toThrow(/gave up waiting/)
     child.kill("SIGKILL")
     await new Promise((resolve) => child.once("exit", resolve))
-    const waited = await lockFor(path, "20 seconds")
+    const waited = await lockFor(path, "20 seconds", "60 seconds")
     expect(waited).toBeLessThan(15_000)
     expect(existsSync(`${path}.lock`)).toBe(false)
   })
@@ -65,9 +66,9 @@ describe("the lock file with real processes", () => {
     try {
       // the heartbeat keeps it past its TTL
       await new Promise((resolve) => setTimeout(resolve, 1_500))
-      await expect(lockFor(path, "200 millis")).rejects.toThrow(/gave up waiting/)
+      await expect(lockFor(path, "200 millis", "1 second")).rejects.toThrow(/gave up waiting/)
       child.kill("SIGSTOP")
-      const waited = await lockFor(path, "20 seconds")
+      const waited = await lockFor(path, "20 seconds", "1 second")
       expect(waited).toBeLessThan(15_000)
     } finally {
       child.kill("SIGKILL")
