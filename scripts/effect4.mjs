@@ -32,10 +32,13 @@ const nestedEnv = () =>
   )
 
 export const install = () => {
-  // npm_execpath is the machine's npm running this install (the root's postinstall); "npm" from PATH otherwise
+  // npm_execpath is the machine's npm running this install (the root's postinstall); "npm" from PATH otherwise. Once
+  // the supported Node is installed, npm runs on it (npm then judges the packages' `engines` against the Node they
+  // run on: no EBADENGINE warnings, which the first install on a fresh clone still prints under the machine's Node).
   const npmCli = process.env.npm_execpath
+  const runner = existsSync(effect4Node) ? effect4Node : process.execPath
   const [command, args] = npmCli?.endsWith(".js")
-    ? [process.execPath, [npmCli, "install", "--no-audit", "--no-fund"]]
+    ? [runner, [npmCli, "install", "--no-audit", "--no-fund"]]
     : ["npm", ["install", "--no-audit", "--no-fund"]]
   console.log(`service-sdk: installing the Effect 4 line (packages/effect4)`)
   const result = spawnSync(command, args, { cwd: effect4Dir, stdio: "inherit", env: nestedEnv() })

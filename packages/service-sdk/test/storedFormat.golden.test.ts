@@ -21,7 +21,9 @@ describe("the stored token format (golden files, shared with the Effect 4 line)"
       clientId: "emulator-client",
       authUrl: "http://127.0.0.1:8080",
       issuedAt: 1767222000.5,
-      refreshRejected: true
+      refreshRejected: true,
+      signedInAt: 1767200000,
+      signInEndsAt: 1782752000
     })
     expect(TokenCache.encodeJson(full)).toBe(golden("stored-token.full.golden"))
     const minimal = new TokenInfo({ accessToken: Redacted.make("access-token-value"), expiresAt: 1767225600 })

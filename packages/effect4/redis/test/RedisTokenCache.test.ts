@@ -100,8 +100,12 @@ describe.skipIf(!redisAvailable)("RedisTokenCache (Effect 4 line)", () => {
       const cache = yield* RedisTokenCache.make({ url: redis.url, key })
       const error = yield* Effect.flip(cache.get)
       assert.strictEqual(error._tag, "TokenCacheError")
-      assert.match(error.message, /not a service-sdk token entry/)
-      assert.isFalse(yield* cache.compareAndSet!(Option.none(), token("mine")))
+      assert.match(error.message, /holds another application's value \(a string\)/)
+      assert.strictEqual(
+        (yield* Effect.flip(cache.compareAndSet!(Option.none(), token("mine"))))._tag,
+        "TokenCacheError"
+      )
+      assert.strictEqual((yield* Effect.flip(cache.clear!))._tag, "TokenCacheError")
       const raw = yield* Effect.promise(async () => {
         const client = new Redis(redis.url)
         const text = await client.get(key)
@@ -109,6 +113,27 @@ describe.skipIf(!redisAvailable)("RedisTokenCache (Effect 4 line)", () => {
         return text
       })
       assert.strictEqual(raw, "their-value")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a lock key holding another application's value is a TokenCacheError, never re-timed", () =>
+    Effect.gen(function* () {
+      const key = `test:neighbour-lock:${Math.random()}`
+      yield* Effect.promise(async () => {
+        const client = new Redis(redis.url)
+        await client.hset(RedisTokenCache.lockKey(key), "field", "theirs")
+        await client.quit()
+      })
+      const cache = yield* RedisTokenCache.make({ url: redis.url, key })
+      const error = yield* Effect.flip(cache.withLock!(Effect.void))
+      assert.match(error.message, /holds another application's value \(a hash\)/)
+      const ttl = yield* Effect.promise(async () => {
+        const client = new Redis(redis.url)
+        const value = await client.pttl(RedisTokenCache.lockKey(key))
+        await client.quit()
+        return value
+      })
+      assert.strictEqual(ttl, -1)
     }).pipe(Effect.scoped)
   )
 

@@ -8,9 +8,11 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { type ProtocolOptions, secretValue } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
+import * as SignIn from "./internal/signIn.js"
 import * as SingleFlight from "./internal/singleFlight.js"
 import * as OAuthClient from "./OAuthClient.js"
 import type { AuthenticationError, ConfigurationError, TokenCacheError, TransportError } from "./ServiceError.js"
@@ -51,6 +53,11 @@ export interface Service extends TokenProvider.Service {
       readonly redirectUri?: string | undefined
     }
   ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError | TokenCacheError>
+  /**
+   * When the user's sign-in ends, if known: the refresh token's end (from `refresh_token_expires_in`, else the
+   * sign-in time plus `refreshTokenLifetime`), after which the user must sign in again. None when nothing says.
+   */
+  readonly signInEndsAt: Effect.Effect<Option.Option<Date>, TokenCacheError>
 }
 
 /**
@@ -89,7 +96,9 @@ export const make = (options: Options = {}): Effect.Effect<Service, Configuratio
     const initial = secretValue(options.refreshToken)
     const renew = Provider.refreshGrant(oauth, {
       initialRefreshToken: initial !== undefined && initial.trim() !== "" ? Redacted.make(initial.trim()) : undefined,
-      noTokenMessage: "no token: call exchangeCode first (or pass a refreshToken)"
+      noTokenMessage: "no token: call exchangeCode first (or pass a refreshToken)",
+      name: "AuthorizationCode",
+      refreshTokenLifetime: protocol.refreshTokenLifetime
     })
     const flight = yield* SingleFlight.make({
       name: "AuthorizationCode",
@@ -115,6 +124,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, Configuratio
         Effect.flatMap(oauth.completeAuthorization(callbackUrl, pending), keep).pipe(
           Effect.withSpan("AuthorizationCode.completeAuthorization")
         ),
+      signInEndsAt: SignIn.signInEnd(resolved.cache, Provider.accepts(protocol), protocol.refreshTokenLifetime),
       exchangeCode: (code, exchange) =>
         Effect.flatMap(oauth.exchangeCode(code, exchange), keep).pipe(Effect.withSpan("AuthorizationCode.exchangeCode"))
     } satisfies Service

@@ -27,7 +27,11 @@ export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")(
   /** When it was issued (seconds since the epoch): with `expiresAt`, its lifetime, for short-lived tokens. */
   issuedAt: Schema.optional(Schema.Finite),
   /** Set once the authorization server answered `invalid_grant` to `refreshToken`: it is never sent again. */
-  refreshRejected: Schema.optional(Schema.Boolean)
+  refreshRejected: Schema.optional(Schema.Boolean),
+  /** When the user signed in (seconds since the epoch): set by the code exchange, kept by every refresh. */
+  signedInAt: Schema.optional(Schema.Finite),
+  /** When the sign-in ends (seconds since the epoch): the refresh token's end; refreshing does not extend it. */
+  signInEndsAt: Schema.optional(Schema.Finite)
 }) {}
 
 /**
@@ -43,7 +47,9 @@ export const TokenInfoJson = TokenInfo.pipe(
     clientId: "client_id",
     authUrl: "auth_url",
     issuedAt: "issued_at",
-    refreshRejected: "refresh_rejected"
+    refreshRejected: "refresh_rejected",
+    signedInAt: "signed_in_at",
+    signInEndsAt: "sign_in_ends_at"
   })
 )
 
@@ -67,7 +73,9 @@ export const toJson = (token: TokenInfo): TokenJson => ({
   ...(token.clientId !== undefined ? { client_id: token.clientId } : {}),
   ...(token.authUrl !== undefined ? { auth_url: token.authUrl } : {}),
   ...(token.issuedAt !== undefined ? { issued_at: token.issuedAt } : {}),
-  ...(token.refreshRejected === true ? { refresh_rejected: true as const } : {})
+  ...(token.refreshRejected === true ? { refresh_rejected: true as const } : {}),
+  ...(token.signedInAt !== undefined ? { signed_in_at: token.signedInAt } : {}),
+  ...(token.signInEndsAt !== undefined ? { sign_in_ends_at: token.signInEndsAt } : {})
 })
 
 /**
@@ -84,7 +92,9 @@ export const fromJson = (json: TokenJson): TokenInfo =>
     ...(json.client_id !== undefined ? { clientId: json.client_id } : {}),
     ...(json.auth_url !== undefined ? { authUrl: json.auth_url } : {}),
     ...(json.issued_at !== undefined ? { issuedAt: json.issued_at } : {}),
-    ...(json.refresh_rejected === true ? { refreshRejected: true } : {})
+    ...(json.refresh_rejected === true ? { refreshRejected: true } : {}),
+    ...(json.signed_in_at !== undefined ? { signedInAt: json.signed_in_at } : {}),
+    ...(json.sign_in_ends_at !== undefined ? { signInEndsAt: json.sign_in_ends_at } : {})
   })
 
 /**

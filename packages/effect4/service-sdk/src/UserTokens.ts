@@ -15,6 +15,7 @@ import type * as Scope from "effect/Scope"
 import type { ProtocolOptions } from "./internal/config.js"
 import { positiveDuration } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
+import * as SignIn from "./internal/signIn.js"
 import * as SingleFlight from "./internal/singleFlight.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
@@ -45,6 +46,8 @@ export interface Service {
   readonly signIn: (userId: string, token: TokenInfo) => Effect.Effect<void, TokenCacheError>
   /** Forgets the user's tokens, in this process and in the store. */
   readonly signOut: (userId: string) => Effect.Effect<void, TokenCacheError>
+  /** When the user's sign-in ends, if known; none for a user with no entry or when nothing says. */
+  readonly signInEndsAt: (userId: string) => Effect.Effect<Option.Option<Date>, TokenCacheError>
 }
 
 /**
@@ -99,7 +102,11 @@ export const make = (
       idleTimeToLive,
       lookup: (userId: string) => {
         const cache = store(userId)
-        const refresh = Provider.refreshGrant(oauth, { noTokenMessage: NOT_SIGNED_IN })
+        const refresh = Provider.refreshGrant(oauth, {
+          noTokenMessage: NOT_SIGNED_IN,
+          name: "UserTokens",
+          refreshTokenLifetime: protocol.refreshTokenLifetime
+        })
         // a user whose entry is gone was signed out (maybe by another process): the refresh token is not used again
         const renew = (current: Option.Option<TokenInfo>) =>
           Effect.flatMap(Effect.option(cache.get), (entry) =>
@@ -152,7 +159,14 @@ export const make = (
         )
       }).pipe(Effect.withSpan("UserTokens.signOut"))
 
-    return { provider, signIn, signOut } satisfies Service
+    const signInEndsAt = (userId: string): Effect.Effect<Option.Option<Date>, TokenCacheError> =>
+      Effect.suspend(() => {
+        const error = userIdError(userId)
+        if (error !== undefined) return failBadUserId(error)
+        return SignIn.signInEnd(store(userId), Provider.accepts(protocol), protocol.refreshTokenLifetime)
+      })
+
+    return { provider, signIn, signOut, signInEndsAt } satisfies Service
   })
 
 /**

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { Redis, type Cluster } from "ioredis"
 import { ConfigurationError, TokenCacheError } from "service-sdk"
-import { SCRIPTS, type ScriptName } from "./shared/redisProtocol.js"
+import { SCRIPTS, type ScriptName } from "./shared/redisScripts.js"
 import { describeCause, maskUrlCredentials, safeCause } from "./shared/redact.js"
 
 export interface Connection {

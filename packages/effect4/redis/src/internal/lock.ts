@@ -36,6 +36,11 @@ export const make = (connection: Connection, options: LockOptions) => {
         script(redis, "serviceSdkLockAcquire", lockKey, owner, ttlMillis)
       )
       if (reply === 1) return owner
+      if (typeof reply === "string") {
+        return yield* new TokenCacheError({
+          message: `the Redis key "${lockKey}" on ${connection.address} holds another application's value (a ${reply}); it is left alone: pick another key`
+        })
+      }
       const waited = (yield* Clock.currentTimeMillis) - start
       if (waited >= waitMillis) {
         return yield* new TokenCacheError({

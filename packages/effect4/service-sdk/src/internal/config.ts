@@ -184,6 +184,11 @@ export interface ProtocolOptions {
   readonly maxRetries?: number | undefined
   /** The `iss` a callback must carry when it has one (RFC 9207; default the `authUrl`). */
   readonly issuer?: string | undefined
+  /**
+   * How long a sign-in lasts when the token endpoint does not say so with `refresh_token_expires_in`: the Service
+   * ends refresh tokens 180 days after the sign-in (`"180 days"`). Off by default.
+   */
+  readonly refreshTokenLifetime?: Duration.Input | undefined
 }
 
 export interface ResolvedProtocol {
@@ -196,6 +201,7 @@ export interface ResolvedProtocol {
   readonly scope: string | undefined
   readonly timeout: Duration.Duration
   readonly maxRetries: number
+  readonly refreshTokenLifetime: Duration.Duration | undefined
 }
 
 /** Every protocol option checked and resolved: a ConfigurationError names the first bad one. */
@@ -228,7 +234,12 @@ export const resolveProtocol = (options: ProtocolOptions): Effect.Effect<Resolve
     const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")
     const maxRetries = yield* retryCount(options.maxRetries)
     const issuer = (options.issuer ?? authUrl).replace(/\/+$/, "")
+    const refreshTokenLifetime =
+      options.refreshTokenLifetime === undefined
+        ? undefined
+        : yield* positiveDuration(options.refreshTokenLifetime, 1, "refreshTokenLifetime")
     return {
+      refreshTokenLifetime,
       clientId,
       clientSecret,
       authUrl,

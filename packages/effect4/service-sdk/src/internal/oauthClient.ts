@@ -2,6 +2,7 @@
  * The OAuth protocol steps (RFC 6749 §4.1, §4.4, §6; RFC 7636; RFC 9207), one function each, over the shared
  * token-endpoint exchange: nothing cached, nothing owned. `OAuthClient.ts` declares the service.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
@@ -16,6 +17,7 @@ import * as Pkce from "../Pkce.js"
 import { AuthenticationError, ConfigurationError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
 import { ENV, type ResolvedProtocol, normalizeScope, secretValue } from "./config.js"
+import * as SignIn from "./signIn.js"
 import { randomState } from "./shared/pkce.js"
 import { cleanUntrustedText } from "./shared/redact.js"
 import type * as TokenEndpoint from "./tokenEndpoint.js"
@@ -207,7 +209,7 @@ export const make = (config: ResolvedProtocol, endpoint: TokenEndpoint.TokenEndp
         error_description: "missing refresh_token"
       })
     }
-    return token
+    return SignIn.signedIn(token, (yield* Clock.currentTimeMillis) / 1000, config.refreshTokenLifetime)
   })
 
   const completeAuthorization = Effect.fn("OAuthClient.completeAuthorization")(function* (

@@ -4,6 +4,7 @@
  * its `invalid_grant` memory (one user, or one per user).
  */
 import * as Duration from "effect/Duration"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as Option from "effect/Option"
@@ -20,6 +21,7 @@ import {
   resolveProtocol
 } from "./config.js"
 import * as Protocol from "./oauthClient.js"
+import * as SignIn from "./signIn.js"
 import { RefreshRejected } from "./singleFlight.js"
 import * as TokenEndpoint from "./tokenEndpoint.js"
 
@@ -106,6 +108,9 @@ export const refreshGrant = (
     readonly initialRefreshToken?: Redacted.Redacted<string> | undefined
     /** The AuthenticationError message when there is neither a token nor a refresh token. */
     readonly noTokenMessage: string
+    /** Span and log prefix of the warning near the end of a sign-in. */
+    readonly name: string
+    readonly refreshTokenLifetime: Duration.Duration | undefined
   }
 ) => {
   const { initialRefreshToken } = options
@@ -141,21 +146,36 @@ export const refreshGrant = (
           : authFailure(options.noTokenMessage)
       )
     }
+    const previous = Option.getOrUndefined(current)
     return oauth.refresh(refreshToken).pipe(
       Effect.map((token) =>
-        token.scope !== undefined || Option.isNone(current) || current.value.scope === undefined
-          ? token
-          : new TokenInfo({ ...token, scope: current.value.scope })
+        SignIn.carried(
+          previous,
+          token.scope !== undefined || previous?.scope === undefined
+            ? token
+            : new TokenInfo({ ...token, scope: previous.scope })
+        )
       ),
-      Effect.catchIf(isRejection, (error) => {
-        rejectedHere.add(Redacted.value(refreshToken))
-        // the entry that held it, marked, so that no process of the fleet sends it again
-        const marked = Option.match(current, {
-          onNone: () => undefined,
-          onSome: (token) => new TokenInfo({ ...token, refreshToken, refreshRejected: true })
+      Effect.tap((token) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          SignIn.warnNearEnd(options.name, token, options.refreshTokenLifetime, now / 1000)
+        )
+      ),
+      Effect.catchIf(isRejection, (error) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          rejectedHere.add(Redacted.value(refreshToken))
+          // the entry that held it, marked, so that no process of the fleet sends it again
+          const marked =
+            previous === undefined ? undefined : new TokenInfo({ ...previous, refreshToken, refreshRejected: true })
+          const wording = SignIn.rejectedError(
+            error as AuthenticationError,
+            previous,
+            options.refreshTokenLifetime,
+            now / 1000
+          )
+          return Effect.fail(new RefreshRejected(wording, marked))
         })
-        return Effect.fail(new RefreshRejected(error as AuthenticationError, marked))
-      })
+      )
     )
   }
 }

@@ -65,7 +65,9 @@ const TokenResponse = Schema.Struct({
   token_type: Schema.optional(Schema.NullOr(Schema.String)),
   expires_in: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)),
   refresh_token: Schema.optional(Schema.NullOr(Schema.String)),
-  scope: Schema.optional(Schema.NullOr(Schema.String))
+  scope: Schema.optional(Schema.NullOr(Schema.String)),
+  /** When the refresh token (so the sign-in) ends, in seconds from now (the Service's 2026 rule) */
+  refresh_token_expires_in: Schema.optional(Schema.NullOr(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))))
 })
 const decodeTokenResponse = Schema.decodeUnknownResult(TokenResponse)
 
@@ -169,7 +171,8 @@ const interpret = (
         accessToken: Redacted.make(token.access_token),
         expiresAt: now / 1000 + token.expires_in,
         ...(token.refresh_token ? { refreshToken: Redacted.make(token.refresh_token) } : {}),
-        ...(scope != null ? { scope } : {})
+        ...(scope != null ? { scope } : {}),
+        ...(token.refresh_token_expires_in != null ? { signInEndsAt: now / 1000 + token.refresh_token_expires_in } : {})
       })
     }
     if (status === 429 || status >= 500) {

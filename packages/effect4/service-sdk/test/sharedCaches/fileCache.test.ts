@@ -10,6 +10,8 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
+  readlinkSync,
   statSync,
   utimesSync,
   writeFileSync
@@ -90,14 +92,22 @@ describe("TokenCache.file", () => {
     })
   )
 
-  it.live("a lock whose holder process is gone is taken over at once", () =>
+  it.live("a lock whose holder is provably gone (this host, boot and PID namespace) is taken over at once", () =>
     Effect.gen(function* () {
       const path = join(tmp(), "t.json")
-      // a lock file of this host's process 2^22+7, which does not exist
-      writeFileSync(`${path}.lock`, JSON.stringify({ owner: "gone", pid: 4_194_311, host: hostname(), ttl: 600_000 }))
+      const ns = `${readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()}/${readlinkSync("/proc/self/ns/pid")}`
+      // process 2^22+7 does not exist
+      const lock = { owner: "gone", pid: 4_194_311, host: hostname(), ttl: 10_000 }
+      writeFileSync(`${path}.lock`, JSON.stringify({ ...lock, ns }))
       const cache = yield* TokenCache.file(path, { lockWait: "2 seconds" })
       yield* cache.withLock!(Effect.void)
       assert.isFalse(existsSync(`${path}.lock`))
+      // without `ns` (a holder elsewhere, or an older writer) its pid proves nothing: it is waited on for its TTL
+      writeFileSync(`${path}.lock`, JSON.stringify(lock))
+      const waited = yield* Effect.flip(
+        (yield* TokenCache.file(path, { lockWait: "300 millis" })).withLock!(Effect.void)
+      )
+      assert.match(waited.message, /gave up waiting/)
     })
   )
 })

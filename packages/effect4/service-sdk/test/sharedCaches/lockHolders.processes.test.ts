@@ -31,8 +31,8 @@ const holder = async (path: string, ttl: string) => {
   return child
 }
 
-/** Takes the lock once (a lock claiming a TTL beyond `ttl` is stale at once: the holders use ours). */
-const lockFor = (path: string, wait: Duration.Input, ttl: Duration.Input = "10 seconds") =>
+/** Takes the lock of `path` with the fleet's lock TTL (a lock claiming a longer TTL than ours is stale at once). */
+const lockFor = (path: string, wait: Duration.Input, ttl: Duration.Input) =>
   Effect.runPromise(
     Effect.gen(function* () {
       const cache = yield* TokenCache.file(path, { lockWait: wait, lockTtl: ttl })
@@ -56,6 +56,19 @@ describe("the lock file with real processes", () => {
     const waited = await lockFor(path, "20 seconds", "60 seconds")
     expect(waited).toBeLessThan(15_000)
     expect(existsSync(`${path}.lock`)).toBe(false)
+  })
+
+  it("a lock claiming a longer TTL than ours is taken over at once (DESIGN section 4)", {
+    timeout: 60_000
+  }, async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "e4-lock-")), "token.json")
+    const child = await holder(path, "120 seconds")
+    try {
+      const waited = await lockFor(path, "20 seconds", "60 seconds")
+      expect(waited).toBeLessThan(15_000)
+    } finally {
+      child.kill("SIGKILL")
+    }
   })
 
   it("a frozen holder (SIGSTOP) loses the lock after its TTL; a live one keeps it past its TTL", {

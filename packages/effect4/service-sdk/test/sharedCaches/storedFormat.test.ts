@@ -20,7 +20,9 @@ const full = new TokenInfo({
   clientId: "emulator-client",
   authUrl: "http://127.0.0.1:8080",
   issuedAt: 1767222000.5,
-  refreshRejected: true
+  refreshRejected: true,
+  signedInAt: 1767200000,
+  signInEndsAt: 1782752000
 })
 const minimal = new TokenInfo({ accessToken: Redacted.make("access-token-value"), expiresAt: 1767225600 })
 

@@ -1,7 +1,8 @@
 // Copied from packages/shared/src/tokenJson.ts by scripts/shared.mjs: edit the original there, then `npm run shared`.
 /**
  * The stored token format, one for both Effect lines: the JSON a file, a directory entry or a Redis key holds.
- * `{ access_token, expires_at, refresh_token?, scope?, client_id?, auth_url?, issued_at?, refresh_rejected? }`,
+ * `{ access_token, expires_at, refresh_token?, scope?, client_id?, auth_url?, issued_at?, refresh_rejected?,
+ * signed_in_at?, sign_in_ends_at? }`,
  * in that key order, absent fields not written. Each line maps it to and from its own `TokenInfo` class; the
  * reading rules (lenient) and the writing rules (canonical) live here only.
  */
@@ -21,6 +22,10 @@ export interface TokenJson {
   readonly issued_at?: number
   /** Set once the authorization server answered `invalid_grant` to `refresh_token`: never sent again. */
   readonly refresh_rejected?: true
+  /** When the user signed in (seconds since the epoch): set by the code exchange, kept by every refresh. */
+  readonly signed_in_at?: number
+  /** When the sign-in ends (seconds since the epoch): the refresh token's end; refreshing does not extend it. */
+  readonly sign_in_ends_at?: number
 }
 
 /** The fields of {@link TokenJson} in the order they are written. */
@@ -32,7 +37,9 @@ export const TOKEN_JSON_KEYS = [
   "client_id",
   "auth_url",
   "issued_at",
-  "refresh_rejected"
+  "refresh_rejected",
+  "signed_in_at",
+  "sign_in_ends_at"
 ] as const
 
 const isFiniteNumber = (u: unknown): u is number => typeof u === "number" && Number.isFinite(u)
@@ -54,7 +61,9 @@ export const fromJsonValue = (json: unknown): TokenJson | undefined => {
     ...(typeof r.client_id === "string" ? { client_id: r.client_id } : {}),
     ...(typeof r.auth_url === "string" ? { auth_url: r.auth_url } : {}),
     ...(isFiniteNumber(r.issued_at) ? { issued_at: r.issued_at } : {}),
-    ...(r.refresh_rejected === true ? { refresh_rejected: true as const } : {})
+    ...(r.refresh_rejected === true ? { refresh_rejected: true as const } : {}),
+    ...(isFiniteNumber(r.signed_in_at) ? { signed_in_at: r.signed_in_at } : {}),
+    ...(isFiniteNumber(r.sign_in_ends_at) ? { sign_in_ends_at: r.sign_in_ends_at } : {})
   }
 }
 
