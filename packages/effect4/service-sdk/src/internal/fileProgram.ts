@@ -39,8 +39,11 @@ export const operation = (op: Op): Effect.Effect<unknown, unknown> => {
   }
 }
 
-/** Runs a program of the shared file protocol. */
-export const run = <A>(program: () => Program<A>): Effect.Effect<A, FileError> =>
+/** Runs a program of the shared file protocol (`perform`: how a step runs; the tests slow some down). */
+export const run = <A>(
+  program: () => Program<A>,
+  perform: (op: Op) => Effect.Effect<unknown, unknown> = operation
+): Effect.Effect<A, FileError> =>
   Effect.suspend(() => {
     const it = program()
     let ended = false
@@ -56,7 +59,7 @@ export const run = <A>(program: () => Program<A>): Effect.Effect<A, FileError> =
         ended = true
         return Effect.succeed(result.value)
       }
-      return Effect.matchEffect(operation(result.value as Op), {
+      return Effect.matchEffect(perform(result.value as Op), {
         onFailure: (error) => step(() => it.throw(error)),
         onSuccess: (value) => step(() => it.next(value))
       })
