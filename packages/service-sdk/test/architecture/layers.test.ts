@@ -54,6 +54,7 @@ const RULES: ReadonlyArray<readonly [string, Layer]> = [
   ["promise.ts", "facade"],
   ["internal/promise/", "facade"],
   ["testing.ts", "facade"],
+  ["internal/testing/", "facade"],
   ["index.ts", "facade"]
 ]
 
