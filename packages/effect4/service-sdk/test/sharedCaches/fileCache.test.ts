@@ -92,6 +92,27 @@ describe("TokenCache.file", () => {
     })
   )
 
+  it.live(
+    "an interrupted holder or waiter leaves no lock, claim or temp file behind (the shared programs' finally)",
+    () =>
+      Effect.gen(function* () {
+        const dir = tmp()
+        const path = join(dir, "t.json")
+        const cache = yield* TokenCache.file(path, { lockWait: "20 seconds" })
+        yield* cache.set(token("a", "r"))
+        const holder = yield* Effect.forkChild(cache.withLock!(Effect.never))
+        yield* Effect.sleep("100 millis")
+        assert.isTrue(existsSync(`${path}.lock`))
+        const waiter = yield* Effect.forkChild((yield* TokenCache.file(path)).withLock!(Effect.void))
+        yield* Effect.sleep("150 millis")
+        yield* Fiber.interrupt(waiter)
+        yield* Fiber.interrupt(holder)
+        assert.deepStrictEqual(readdirSync(dir), ["t.json"])
+        // and the lock is free at once
+        yield* (yield* TokenCache.file(path, { lockWait: "1 second" })).withLock!(Effect.void)
+      })
+  )
+
   it.live("a lock whose holder is provably gone (this host, boot and PID namespace) is taken over at once", () =>
     Effect.gen(function* () {
       const path = join(tmp(), "t.json")
