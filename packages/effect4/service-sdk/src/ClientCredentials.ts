@@ -3,6 +3,7 @@
  *
  * @since 2.0.0
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
@@ -48,11 +49,43 @@ export const make = (
   })
 
 /**
- * {@link make} as the `TokenProvider` layer.
+ * The client-credentials provider as a service (it is also the `TokenProvider` its layer provides).
+ *
+ * @since 2.0.0
+ */
+export class ClientCredentials extends Context.Service<ClientCredentials, TokenProvider.Service>()(
+  "service-sdk/ClientCredentials"
+) {
+  /** {@link make} */
+  static make(options?: Options) {
+    return make(options)
+  }
+  /** {@link layer} */
+  static layer(options?: Options) {
+    return layer(options)
+  }
+}
+
+/**
+ * {@link make} as a layer of both `ClientCredentials` and `TokenProvider` (for `ServiceClient.layer()`).
  *
  * @since 2.0.0
  */
 export const layer = (
   options: Options = {}
-): Layer.Layer<TokenProvider.TokenProvider, ConfigurationError, HttpClient.HttpClient> =>
-  Layer.effect(TokenProvider.TokenProvider, make(options))
+): Layer.Layer<ClientCredentials | TokenProvider.TokenProvider, ConfigurationError, HttpClient.HttpClient> =>
+  Layer.effectContext(
+    Effect.map(make(options), (service) =>
+      Context.make(ClientCredentials, service).pipe(Context.add(TokenProvider.TokenProvider, service))
+    )
+  )
+
+/**
+ * The types that go with {@link ClientCredentials}.
+ *
+ * @since 2.0.0
+ */
+export declare namespace ClientCredentials {
+  export type Service = TokenProvider.Service
+  export type Options = import("./ClientCredentials.js").Options
+}

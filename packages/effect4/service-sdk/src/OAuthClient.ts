@@ -127,7 +127,41 @@ export interface Service {
  *
  * @since 2.0.0
  */
-export class OAuthClient extends Context.Service<OAuthClient, Service>()("service-sdk/OAuthClient") {}
+export class OAuthClient extends Context.Service<OAuthClient, Service>()("service-sdk/OAuthClient") {
+  /** The service key itself, under the name the Effect 3 line also keeps (`OAuthClient.OAuthClient`). */
+  static get OAuthClient(): typeof OAuthClient {
+    return OAuthClient
+  }
+  /** {@link make} */
+  static make(options?: Options) {
+    return make(options)
+  }
+  /** {@link layer} */
+  static layer(options?: Options) {
+    return layer(options)
+  }
+  /** {@link parseResponseUrl} */
+  static parseResponseUrl(
+    url: string,
+    options?: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined }
+  ) {
+    return Protocol.parseResponseUrl(url, options)
+  }
+}
+
+/**
+ * The types that go with {@link OAuthClient}.
+ *
+ * @since 2.0.0
+ */
+export declare namespace OAuthClient {
+  export type Service = import("./OAuthClient.js").Service
+  export type Options = import("./OAuthClient.js").Options
+  export type AuthorizationUrlOptions = import("./OAuthClient.js").AuthorizationUrlOptions
+  export type BeginAuthorizationOptions = import("./OAuthClient.js").BeginAuthorizationOptions
+  export type PendingAuthorization = import("./OAuthClient.js").PendingAuthorization
+  export type PendingInput = import("./OAuthClient.js").PendingInput
+}
 
 /**
  * The protocol steps of one client, over the `HttpClient` in context.

@@ -39,7 +39,7 @@ export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")(
  *
  * @since 2.0.0
  */
-export const TokenInfoJson = TokenInfo.pipe(
+export const TokenInfoJsonSchema = TokenInfo.pipe(
   Schema.encodeKeys({
     accessToken: "access_token",
     expiresAt: "expires_at",
@@ -54,10 +54,11 @@ export const TokenInfoJson = TokenInfo.pipe(
 )
 
 /**
- * The plain JSON form of a stored token.
+ * The plain JSON form of a stored token (the same type name as the Effect 3 line's).
  *
  * @since 2.0.0
  */
+export type TokenInfoJson = TokenJson
 export type { TokenJson }
 
 /**

@@ -22,10 +22,16 @@
  */
 export { AuthorizationCode } from "./AuthorizationCode.js"
 export { type AuthorizeLocalOptions, authorizeLocal } from "./authorizeLocal.js"
-export * as ClientCredentials from "./ClientCredentials.js"
-export * as OAuthClient from "./OAuthClient.js"
+export { ClientCredentials } from "./ClientCredentials.js"
+export { OAuthClient } from "./OAuthClient.js"
 export * as Pkce from "./Pkce.js"
-export { ServiceClient } from "./ServiceClient.js"
+export {
+  type Error as ServiceClientError,
+  type HttpError as ServiceClientHttpError,
+  type Options as ServiceClientOptions,
+  ServiceClient,
+  type Service as ServiceClientService
+} from "./ServiceClient.js"
 export {
   ApiError,
   AuthenticationError,
@@ -39,6 +45,13 @@ export {
 } from "./ServiceError.js"
 export * as TokenCache from "./TokenCache.js"
 export * as TokenStore from "./TokenStore.js"
-export { TokenInfo, TokenInfoJson } from "./TokenInfo.js"
-export { TokenProvider } from "./TokenProvider.js"
-export { UserTokens } from "./UserTokens.js"
+export { TokenInfo, type TokenInfoJson, TokenInfoJsonSchema } from "./TokenInfo.js"
+export { TokenProvider, type Service as TokenProviderService } from "./TokenProvider.js"
+export { UserTokens, type Service as UserTokensService } from "./UserTokens.js"
+/**
+ * Server-supplied text made safe to show (escape sequences, control, bidi and invisible characters removed, capped),
+ * and a token shortened to tell two apart without being usable.
+ *
+ * @since 2.0.0
+ */
+export { cleanUntrustedText, maskToken } from "./internal/shared/redact.js"
