@@ -1,117 +1,112 @@
 /**
- * A token entry in a file, for both Effect lines: read leniently, written atomically (a temp file created
- * exclusively with mode 0600, renamed over the entry, in a 0700 directory), removed on sign-out.
+ * The file cache behind `TokenCache.file` and `TokenStore.directory` of both lines (issue 28): every write (`set`, a
+ * renewal's compare-and-set, an `invalid_grant` mark, `clear`) is a compare-and-set on the entry's version that is
+ * atomic on its own (`fileCas.ts`); the lock file (`fileLock.ts`) is an optimisation on top; files are read without
+ * following links or blocking, in a directory that only we can write (`fileSafety.ts`). Each line supplies the codec
+ * (its `TokenInfo`), the comparison, and the Effect around these programs (re-entrant `withLock`, error classes).
  */
 import { createHash } from "node:crypto"
-import { constants } from "node:fs"
-import * as fs from "node:fs/promises"
-import { basename, dirname, join } from "node:path"
-import { parseTokenJson, stringifyTokenJson, type TokenJson } from "./tokenJson.js"
+import { dirname } from "node:path"
+import * as FileCas from "./fileCas.js"
+import * as FileLock from "./fileLock.js"
+import * as Ops from "./fileOps.js"
+import { FileFailure, type Program } from "./fileOps.js"
+import * as Safety from "./fileSafety.js"
+import { describeCause } from "./redact.js"
 
-const errnoOf = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
+/** A directory checked once (a store's users share one). */
+export interface DirectoryCheck {
+  ok: boolean
+}
+
+const MAX_TRIES = 100
 
 /**
- * The entry's text: undefined when there is no file. Opened without following a link and without blocking (a FIFO
- * never hangs a caller); anything but a regular file is an error.
+ * The programs of one token file. Texts in and out are the stored JSON without its `revision` bookkeeping (it is
+ * added on every write; readers of either line ignore it).
  */
-export const readText = async (path: string): Promise<string | undefined> => {
-  let handle: fs.FileHandle | undefined
-  try {
-    handle = await fs.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-    const stat = await handle.stat()
-    if (!stat.isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: "EINVAL" })
-    return await handle.readFile("utf8")
-  } catch (error) {
-    if (errnoOf(error) === "ENOENT") return undefined
-    throw error
-  } finally {
-    await handle?.close()
-  }
-}
-
-/** The entry, leniently: a missing, unreadable or invalid file is undefined. */
-export const readEntry = async (path: string): Promise<TokenJson | undefined> => {
-  try {
-    const text = await readText(path)
-    return text === undefined ? undefined : parseTokenJson(text)
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * The entry for a compare-and-set: undefined when there is no file (or it holds no valid entry); a file that is
- * there but cannot be read throws (it is not an empty entry, and must not be overwritten blindly).
- */
-export const readEntryStrict = async (path: string): Promise<TokenJson | undefined> => {
-  const text = await readText(path)
-  return text === undefined ? undefined : parseTokenJson(text)
-}
-
-const randomSuffix = () => Math.floor(Math.random() * 2 ** 31).toString(36)
-
-/** Temp files of `path` left by a crashed writer (older than this) are removed by the next write. */
-export const STALE_TEMP_MILLIS = 60_000
-
-/** Removes temp files of `path` older than {@link STALE_TEMP_MILLIS} (a crash between create and rename). */
-const sweepTemps = async (path: string): Promise<void> => {
+export const make = (path: string, options: FileLock.FileLockOptions, checked: DirectoryCheck = { ok: false }) => {
   const dir = dirname(path)
-  const prefix = `${basename(path)}.`
-  const names = await fs.readdir(dir).catch(() => [] as Array<string>)
-  const now = Date.now()
-  for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp") || name.endsWith(".lock")) continue
-    const file = join(dir, name)
-    const stat = await fs.lstat(file).catch(() => undefined)
-    if (stat?.isFile() && now - stat.mtimeMs > STALE_TEMP_MILLIS) await fs.rm(file, { force: true }).catch(() => {})
+  const entry = FileCas.make(path, {
+    ttlMillis: Math.max(1, Math.round(options.ttlMillis)),
+    waitMillis: options.waitMillis
+  })
+
+  function* checkDir(): Program<void> {
+    if (checked.ok) return
+    checked.ok = (yield* Safety.checkDirectory(dir)) === "checked"
   }
+
+  function* ensureDir(): Program<void> {
+    try {
+      yield* Ops.mkdir(dir, true)
+    } catch (error) {
+      throw new FileFailure(
+        "cache",
+        `cannot create the directory of the token cache file ${path}: ${describeCause(error)}`,
+        error
+      )
+    }
+    yield* checkDir()
+  }
+
+  /** The entry's text: undefined when missing, unreadable or not a regular file; a file or directory another user can write fails "config". */
+  function* get(): Program<string | undefined> {
+    yield* checkDir()
+    try {
+      const current = yield* entry.read()
+      return current._tag === "File" ? current.text : undefined
+    } catch (error) {
+      if (error instanceof FileFailure && error.kind === "config") throw error
+      return undefined
+    }
+  }
+
+  /** A directory where the entry should be is never written over nor removed. */
+  const notADirectory = (what: string, current: FileCas.Current) => {
+    if (current._tag === "Irregular" && current.kind === "a directory") {
+      throw new FileFailure("cache", `cannot ${what} the token cache file ${path}: it is a directory`)
+    }
+  }
+
+  /**
+   * Writes `text` when `accept` says yes to the entry's text (undefined: missing); retried when another writer got
+   * there first. Without `accept` (a `set`) anything but a directory is written over; with it, a file that is there
+   * but is not a regular file is not an empty entry: refused rather than written over.
+   */
+  function* write(text: string, accept?: (current: string | undefined) => boolean): Program<boolean> {
+    yield* ensureDir()
+    for (let tries = 0; tries < MAX_TRIES; tries++) {
+      const current = yield* entry.read()
+      notADirectory("write", current)
+      if (accept !== undefined) {
+        if (current._tag === "Irregular") {
+          throw new FileFailure("cache", `cannot read the token cache file ${path}: it is ${current.kind}`)
+        }
+        if (!accept(current._tag === "File" ? current.text : undefined)) return false
+      }
+      if ((yield* entry.replace(current, FileCas.withRevision(text))) === "Won") return true
+    }
+    throw new FileFailure("cache", `cannot write the token cache file ${path}: too many concurrent writers`)
+  }
+
+  /** Removes the entry and every temp file of it (a write under way is cancelled: a sign-out leaves no copy). */
+  function* clear(): Program<void> {
+    yield* checkDir()
+    for (let tries = 0; tries < MAX_TRIES; tries++) {
+      const current = yield* entry.read()
+      notADirectory("remove", current)
+      if (current._tag === "Missing" || (yield* entry.remove(current)) === "Won") break
+    }
+    yield* entry.sweep(true)
+  }
+
+  const lock = FileLock.make(path, options, { ensureDir, sweep: () => entry.sweep(false, { republish: true }) })
+
+  return { path, get, write, clear, lock }
 }
 
-/**
- * Why `path` (a directory, or a file in it) must not hold tokens, or undefined when it may: it belongs to another
- * user, or another user can write it (they could replace the entry or read what it will hold; a sticky directory
- * such as /tmp is fine). Missing is fine.
- */
-export const unsafeOwnership = async (path: string): Promise<string | undefined> => {
-  const stat = await fs.lstat(path).catch(() => undefined)
-  if (stat === undefined) return undefined
-  const uid = process.getuid?.()
-  if (uid !== undefined && stat.uid !== uid) return `${path} belongs to another user (uid ${stat.uid})`
-  // a sticky directory (/tmp) lets others add files but not replace or remove ours
-  const sticky = stat.isDirectory() && (stat.mode & 0o1000) !== 0
-  if ((stat.mode & 0o022) !== 0 && !sticky) {
-    return `${path} can be written by other users (mode ${(stat.mode & 0o777).toString(8)}): use a directory of your own (mode 0700)`
-  }
-  return undefined
-}
-
-/** Writes the entry atomically: temp file (exclusive, 0600) renamed over `path`; the temp file never stays. */
-export const writeEntry = async (path: string, token: TokenJson): Promise<void> => {
-  const dir = dirname(path)
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 })
-  await sweepTemps(path)
-  const tmp = join(dir, `${basename(path)}.${randomSuffix()}.tmp`)
-  let created = false
-  try {
-    await fs.writeFile(tmp, stringifyTokenJson(token), { flag: "wx", mode: 0o600 })
-    created = true
-    await fs.chmod(tmp, 0o600)
-    await fs.rename(tmp, path)
-    created = false
-  } finally {
-    if (created) await fs.rm(tmp, { force: true }).catch(() => {})
-  }
-}
-
-/** Removes the entry (sign-out) and any temp file of it: no copy of a refresh token stays behind. */
-export const removeEntry = async (path: string): Promise<void> => {
-  await fs.rm(path, { force: true })
-  const prefix = `${basename(path)}.`
-  for (const name of await fs.readdir(dirname(path)).catch(() => [] as Array<string>)) {
-    if (name.startsWith(prefix) && name.endsWith(".tmp")) await fs.rm(join(dirname(path), name), { force: true })
-  }
-}
+export type FileEntry = ReturnType<typeof make>
 
 /**
  * The file name of a user's entry in a directory store: the hex SHA-256 of the id's UTF-16 code units. Fixed

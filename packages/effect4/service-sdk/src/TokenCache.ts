@@ -5,19 +5,21 @@
  * @since 2.0.0
  */
 import * as Context from "effect/Context"
+import * as Fiber from "effect/Fiber"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
-import { dirname, resolve } from "node:path"
 import { nonNegativeDuration } from "./internal/config.js"
+import { checkedPath, run } from "./internal/fileProgram.js"
 import * as FileEntry from "./internal/shared/fileEntry.js"
 import * as FileLock from "./internal/shared/fileLock.js"
-import { describeCause, safeCause } from "./internal/shared/redact.js"
+import type { Program } from "./internal/shared/fileOps.js"
+import * as Safety from "./internal/shared/fileSafety.js"
 import { sameTokenJson } from "./internal/shared/tokenJson.js"
-import { ConfigurationError, TokenCacheError } from "./ServiceError.js"
-import { decodeText, encodeText, fromJson, type TokenInfo, toJson } from "./TokenInfo.js"
+import { ConfigurationError, type TokenCacheError } from "./ServiceError.js"
+import { decodeText, encodeText, type TokenInfo } from "./TokenInfo.js"
 
 /**
  * The cache protocol every provider reads and writes: `get`, `set`, and optionally `clear`, and, for a cache that
@@ -124,91 +126,71 @@ export const fileLockOptions = (options: FileOptions | undefined) =>
     } satisfies FileLock.FileLockOptions
   })
 
-const cacheError = (message: string) => (cause: unknown) =>
-  new TokenCacheError({ message: `${message}: ${describeCause(cause)}`, cause: safeCause(cause) })
-
 /**
- * A cache in a JSON file, for command-line tools and for the processes of one machine; the same file, lock file and
- * format as the Effect 3 line's, so processes of both lines can share one. Writes are atomic (a temp file renamed
- * over the target) with mode 0600 in a parent directory it creates (0700); a missing, unreadable or invalid file
- * reads as none. `withLock` holds the lock file `<path>.lock` (created exclusively with an owner and an expiry, kept
- * alive while held, taken over when its holder is gone), and `compareAndSet` reads, compares and writes under it.
+ * A cache in a JSON file, for command-line tools and for the processes of one machine; the same file protocol as the
+ * Effect 3 line's (one shared implementation), so processes of both lines can share one file. Every write (`set`,
+ * `compareAndSet`, `clear`) is a compare-and-set on the entry's version that is atomic on its own, whatever any lock
+ * did: two writers that expected the same entry never both win. Writes are atomic (a temp file renamed over the
+ * target) with mode 0600 in a parent directory it creates (0700); a missing, unreadable or invalid file reads as
+ * none. Files are read without following links or blocking; a directory or file that another user owns or can
+ * write is a ConfigurationError (as are an empty path and the file system root). `withLock` holds the lock file
+ * `<path>.lock` (created exclusively with an owner and an expiry, kept alive while held, taken over when its holder
+ * is provably gone or stopped keeping it alive). Temp files left by a crash are swept under the lock and by `clear`.
  *
  * @since 2.0.0
  */
 export const file = (path: string, options?: FileOptions): Effect.Effect<TokenCache, ConfigurationError> =>
   Effect.gen(function* () {
+    yield* checkedPath("TokenCache.file", path, "file")
     const lock = yield* fileLockOptions(options)
-    yield* refuseUnsafe(dirname(resolve(path)), path)
-    return makeFile(path, lock)
+    const checked: FileEntry.DirectoryCheck = { ok: false }
+    // the directory and the file are judged now, as at every use (a ConfigurationError that says why)
+    yield* Effect.catchTag(run(FileEntry.make(path, lock, checked).get), "TokenCacheError", () => Effect.void)
+    return makeFile(path, lock, checked)
   })
 
 /**
- * A ConfigurationError when `paths` (the directory, then the file) belong to another user or others can write them:
- * tokens are not kept where someone else could read or replace them.
+ * What to do with a token directory that other users may write or own: "ok"; "tighten" (it is ours: chmod 700 it);
+ * "refuse" (another user's, or a shared directory such as /tmp). The check the file caches make (where "tighten" is
+ * refused too, with the fix in the message).
  *
  * @since 2.0.0
  */
-export const refuseUnsafe = (...paths: ReadonlyArray<string>): Effect.Effect<void, ConfigurationError> =>
-  Effect.gen(function* () {
-    for (const path of paths) {
-      const why = yield* Effect.promise(() => FileEntry.unsafeOwnership(path))
-      if (why !== undefined) return yield* new ConfigurationError({ message: `refusing to keep tokens there: ${why}` })
-    }
-  })
+export const directoryVerdict: (
+  stat: { readonly mode: number; readonly uid: number },
+  uid: number | undefined
+) => "ok" | "tighten" | "refuse" = Safety.directoryVerdict
 
 /**
- * A file cache made synchronously (`TokenStore.directory` makes one per user on demand).
+ * Why {@link directoryVerdict} did not say "ok", in words (with the directory's mode or owner).
  *
  * @since 2.0.0
  */
-export const makeFile = (path: string, lockOptions: FileLock.FileLockOptions): TokenCache => {
-  const get = Effect.promise(() => FileEntry.readEntry(path)).pipe(
-    Effect.map((json) => Option.map(Option.fromUndefinedOr(json), fromJson))
-  )
-  const set = (token: TokenInfo) =>
-    Effect.tryPromise({
-      try: () => FileEntry.writeEntry(path, toJson(token)),
-      catch: cacheError(`cannot write the token cache file ${path}`)
-    })
-  const clear = Effect.tryPromise({
-    try: () => FileEntry.removeEntry(path),
-    catch: cacheError(`cannot remove the token cache file ${path}`)
-  })
-  // A file that is there but cannot be read is not an empty entry: refuse rather than overwrite it blindly.
-  const readForCompare = Effect.tryPromise({
-    try: () => FileEntry.readEntryStrict(path),
-    catch: cacheError(`cannot read the token cache file ${path}`)
-  }).pipe(Effect.map((json) => Option.map(Option.fromUndefinedOr(json), fromJson)))
+export const directoryProblem: (
+  stat: { readonly mode: number; readonly uid: number },
+  uid: number | undefined
+) => string = Safety.directoryProblem
 
-  // what the plain lock reports from its callbacks is logged afterwards, in the caller's fiber (its logger)
-  const acquire = Effect.gen(function* () {
-    const takenOver: Array<string> = []
-    const holder = yield* Effect.tryPromise({
-      try: (signal) =>
-        FileLock.acquire(path, lockOptions, { signal, onTakeOver: (lockPath) => takenOver.push(lockPath) }),
-      catch: (cause) =>
-        cause instanceof FileLock.FileLockError && cause.code === "timeout"
-          ? new TokenCacheError({ message: cause.message })
-          : cacheError(`cannot take the token lock file ${FileLock.lockPathOf(path)}`)(cause)
-    })
-    for (const lockPath of takenOver) {
-      yield* Effect.logWarning(`took over the stale token lock file ${lockPath} (its holder is gone)`)
-    }
-    return holder
-  })
-  const release = (holder: FileLock.Holder, lost: boolean) =>
-    Effect.gen(function* () {
-      if (lost) {
-        yield* Effect.logWarning(
-          `lost the token lock file ${FileLock.lockPathOf(path)} while holding it: another process may have renewed too`
-        )
-      }
-      const failure = yield* Effect.promise(() => FileLock.release(path, holder))
-      if (failure !== undefined) {
-        yield* Effect.logWarning(`cannot remove the token lock file ${FileLock.lockPathOf(path)}: ${failure}`)
-      }
-    })
+/**
+ * A file cache made synchronously (`TokenStore.directory` makes one per user on demand): the shared file protocol
+ * run on `node:fs`. `checked` is the memo of the directory check, shared by the caches of one directory.
+ *
+ * @since 2.0.0
+ */
+export const makeFile = (
+  path: string,
+  lockOptions: FileLock.FileLockOptions,
+  checked: FileEntry.DirectoryCheck = { ok: false }
+): TokenCache => {
+  const entry = FileEntry.make(path, lockOptions, checked)
+  // A ConfigurationError travels in the operations' TokenCacheError channel (the contract types them so); it is a
+  // ServiceError all the same (`Effect.catchTag` catches it).
+  const exec = <A>(program: () => Program<A>) => run(program) as Effect.Effect<A, TokenCacheError>
+  const decode = (text: string | undefined) => (text === undefined ? Option.none<TokenInfo>() : decodeJson(text))
+
+  const get = Effect.map(exec(entry.get), decode)
+  const set = (token: TokenInfo) => Effect.asVoid(exec(() => entry.write(encodeJson(token))))
+  const clear = exec(entry.clear)
 
   // The lock is re-entrant for the fiber that holds it (a compare-and-set inside the provider's `withLock`): the
   // fiber carries the id of its hold, and this cache knows which hold is current.
@@ -217,37 +199,37 @@ export const makeFile = (path: string, lockOptions: FileLock.FileLockOptions): T
   })
   let current: symbol | undefined
   const withLock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | TokenCacheError, R> =>
-    Effect.flatMap(Hold, (mine) => {
-      if (mine !== undefined && mine === current) return self
-      let lost = false
-      return Effect.acquireUseRelease(
-        acquire,
-        (holder) =>
-          Effect.suspend(() => {
-            const id = Symbol(path)
-            current = id
-            const stop = FileLock.heartbeat(path, holder, () => {
-              lost = true
-            })
-            return Effect.ensuring(
-              Effect.provideService(self, Hold, id),
-              Effect.sync(() => {
-                stop()
-                if (current === id) current = undefined
-              })
-            )
-          }),
-        (holder) => release(holder, lost)
-      )
-    })
-
-  // Read, compare, write (temp + rename), all under the lock file.
-  const compareAndSet = (expected: Option.Option<TokenInfo>, next: TokenInfo) =>
-    withLock(
-      Effect.flatMap(readForCompare, (found) =>
-        sameEntry(expected, found) ? Effect.as(set(next), true) : Effect.succeed(false)
-      )
+    Effect.flatMap(Hold, (mine) =>
+      mine !== undefined && mine === current
+        ? self
+        : Effect.acquireUseRelease(
+            exec(entry.lock.acquire),
+            (held) =>
+              Effect.flatMap(Effect.forkChild(exec(() => entry.lock.heartbeat(held))), (beat) =>
+                Effect.ensuring(
+                  Effect.andThen(
+                    exec(entry.lock.sweep),
+                    Effect.suspend(() => {
+                      const id = Symbol(path)
+                      current = id
+                      return Effect.ensuring(
+                        Effect.provideService(self, Hold, id),
+                        Effect.sync(() => {
+                          if (current === id) current = undefined
+                        })
+                      )
+                    })
+                  ),
+                  Fiber.interrupt(beat)
+                )
+              ),
+            (held) => Effect.ignore(exec(() => entry.lock.release(held)))
+          )
     )
+
+  // Atomic on its own (the version check of the shared protocol); taken under the lock as well.
+  const compareAndSet = (expected: Option.Option<TokenInfo>, next: TokenInfo) =>
+    withLock(exec(() => entry.write(encodeJson(next), (text) => sameEntry(expected, decode(text)))))
 
   return { get, set, clear, withLock, compareAndSet }
 }

@@ -9,7 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
+import { checkedPath, run } from "./internal/fileProgram.js"
 import { userFileName } from "./internal/shared/fileEntry.js"
+import { checkDirectory } from "./internal/shared/fileSafety.js"
 import type { ConfigurationError } from "./ServiceError.js"
 import * as TokenCache from "./TokenCache.js"
 import type { TokenInfo } from "./TokenInfo.js"
@@ -60,14 +62,21 @@ export const directory = (
   options?: TokenCache.FileOptions
 ): Effect.Effect<TokenStore, ConfigurationError> =>
   Effect.gen(function* () {
+    yield* checkedPath("TokenStore.directory", path, "directory")
     const lock = yield* TokenCache.fileLockOptions(options)
-    const dir = path.endsWith("/") && path.length > 1 ? path.slice(0, -1) : path
-    yield* TokenCache.refuseUnsafe(dir)
+    const dir = path.replace(/\/+$/, "")
+    // judged now (a ConfigurationError that says why), and again at the first use of its users if it was missing
+    const found = yield* Effect.catchTag(
+      run(() => checkDirectory(dir)),
+      "TokenCacheError",
+      () => Effect.succeed("missing" as const)
+    )
     // best effort now; each write creates it again if needed (and reports a failure as TokenCacheError)
     yield* Effect.sync(() => {
       try {
         mkdirSync(dir, { recursive: true, mode: 0o700 })
       } catch {}
     })
-    return (userId: string) => TokenCache.makeFile(join(dir, fileName(userId)), lock)
+    const checked = { ok: found === "checked" }
+    return (userId: string) => TokenCache.makeFile(join(dir, fileName(userId)), lock, checked)
   })

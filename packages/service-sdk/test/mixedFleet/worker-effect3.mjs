@@ -1,5 +1,6 @@
 // A process of the Effect 3 line in a mixed fleet (the Effect 4 line's mixed-fleet tests start it): an
-// AuthorizationCode provider on a shared cache (TokenCache.file at `path`, or RedisTokenCache at `redisUrl` + `key`),
+// AuthorizationCode provider on a shared cache (TokenCache.file at `path`, a user's entry of TokenStore.directory at
+// `directory` + `userId`, or RedisTokenCache at `redisUrl` + `key`),
 // calling getAccessToken until `durationMs` has passed.
 // Prints one JSON line: { line, calls, tokens: [distinct access tokens, in order], errors: [messages] }.
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
@@ -8,14 +9,16 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { RedisTokenCache } from "@service-sdk/redis"
-import { AuthorizationCode, TokenCache } from "../../dist/index.js"
+import { AuthorizationCode, TokenCache, TokenStore } from "../../dist/index.js"
 
 const config = JSON.parse(process.argv[2])
 const program = Effect.gen(function* () {
   const tokenCache =
-    config.redisUrl === undefined
-      ? yield* TokenCache.file(config.path)
-      : yield* RedisTokenCache.make({ url: config.redisUrl, key: config.key })
+    config.directory !== undefined
+      ? (yield* TokenStore.directory(config.directory))(config.userId)
+      : config.redisUrl === undefined
+        ? yield* TokenCache.file(config.path)
+        : yield* RedisTokenCache.make({ url: config.redisUrl, key: config.key })
   const provider = yield* AuthorizationCode.make({
     clientId: config.clientId,
     clientSecret: config.clientSecret,

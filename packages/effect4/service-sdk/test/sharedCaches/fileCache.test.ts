@@ -48,7 +48,8 @@ describe("TokenCache.file", () => {
       writeFileSync(join(dir, "garbage.json"), "{not json")
       assert.isTrue(Option.isNone(yield* (yield* TokenCache.file(join(dir, "missing.json"))).get))
       assert.isTrue(Option.isNone(yield* (yield* TokenCache.file(join(dir, "garbage.json"))).get))
-      assert.isTrue(Option.isNone(yield* (yield* TokenCache.file(dir)).get))
+      mkdirSync(join(dir, "a-directory.json"))
+      assert.isTrue(Option.isNone(yield* (yield* TokenCache.file(join(dir, "a-directory.json"))).get))
     })
   )
 
@@ -91,6 +92,27 @@ describe("TokenCache.file", () => {
     })
   )
 
+  it.live(
+    "an interrupted holder or waiter leaves no lock, claim or temp file behind (the shared programs' finally)",
+    () =>
+      Effect.gen(function* () {
+        const dir = tmp()
+        const path = join(dir, "t.json")
+        const cache = yield* TokenCache.file(path, { lockWait: "20 seconds" })
+        yield* cache.set(token("a", "r"))
+        const holder = yield* Effect.forkChild(cache.withLock!(Effect.never))
+        yield* Effect.sleep("100 millis")
+        assert.isTrue(existsSync(`${path}.lock`))
+        const waiter = yield* Effect.forkChild((yield* TokenCache.file(path)).withLock!(Effect.void))
+        yield* Effect.sleep("150 millis")
+        yield* Fiber.interrupt(waiter)
+        yield* Fiber.interrupt(holder)
+        assert.deepStrictEqual(readdirSync(dir), ["t.json"])
+        // and the lock is free at once
+        yield* (yield* TokenCache.file(path, { lockWait: "1 second" })).withLock!(Effect.void)
+      })
+  )
+
   it.live("a lock whose holder is provably gone (this host, boot and PID namespace) is taken over at once", () =>
     Effect.gen(function* () {
       const path = join(tmp(), "t.json")
@@ -119,7 +141,7 @@ describe("files that must not hold tokens, and leftovers", () => {
       chmodSync(open, 0o777)
       const error = yield* Effect.flip(TokenCache.file(join(open, "t.json")))
       assert.strictEqual(error._tag, "ConfigurationError")
-      assert.match(error.message, /can be written by other users \(mode 777\)/)
+      assert.match(error.message, /other users can write to it \(mode 0777\).*chmod 700/)
       const dir = tmp()
       writeFileSync(join(dir, "t.json"), "{}")
       chmodSync(join(dir, "t.json"), 0o666)
@@ -128,7 +150,7 @@ describe("files that must not hold tokens, and leftovers", () => {
     })
   )
 
-  it.live("temp files left by a crashed writer are swept by the next write; a sign-out leaves no copy behind", () =>
+  it.live("temp files left by a crashed writer are swept under the lock; a sign-out leaves no copy behind", () =>
     Effect.gen(function* () {
       const dir = tmp()
       const path = join(dir, "t.json")
@@ -138,6 +160,7 @@ describe("files that must not hold tokens, and leftovers", () => {
       utimesSync(crashed, old, old)
       const cache = yield* TokenCache.file(path)
       yield* cache.set(token("a", "r"))
+      yield* cache.withLock!(Effect.void)
       assert.deepStrictEqual(readdirSync(dir), ["t.json"])
       writeFileSync(join(dir, "t.json.fresh.tmp"), "{}")
       yield* cache.clear!

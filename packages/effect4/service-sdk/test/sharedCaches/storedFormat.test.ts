@@ -60,16 +60,21 @@ describe("the stored token format (golden files, shared with the Effect 3 line)"
     assert.strictEqual(decodeText("not json"), undefined)
   })
 
-  it.effect("TokenCache.file writes exactly the golden bytes and reads a file the Effect 3 line wrote", () =>
-    Effect.gen(function* () {
-      const dir = mkdtempSync(join(tmpdir(), "e4-golden-"))
-      const cache = yield* TokenCache.file(join(dir, "token.json"))
-      yield* cache.set(full)
-      assert.strictEqual(readFileSync(join(dir, "token.json"), "utf8"), golden("stored-token.full.golden"))
-      writeFileSync(join(dir, "other.json"), golden("stored-token.minimal.golden"))
-      const read = yield* (yield* TokenCache.file(join(dir, "other.json"))).get
-      assert.isTrue(Option.isSome(read))
-      assert.strictEqual(Option.isSome(read) && read.value.expiresAt, 1767225600)
-    })
+  it.effect(
+    "TokenCache.file writes exactly the golden bytes (and its revision) and reads a file the Effect 3 line wrote",
+    () =>
+      Effect.gen(function* () {
+        const dir = mkdtempSync(join(tmpdir(), "e4-golden-"))
+        const cache = yield* TokenCache.file(join(dir, "token.json"))
+        yield* cache.set(full)
+        // the file protocol of both lines adds a fresh `revision` to every write (docs/decisions.md 28.1); readers ignore it
+        const text = readFileSync(join(dir, "token.json"), "utf8")
+        assert.match(text, /,"revision":"[0-9a-f]{24}"}$/)
+        assert.strictEqual(text.replace(/,"revision":"[0-9a-f]{24}"}$/, "}"), golden("stored-token.full.golden"))
+        writeFileSync(join(dir, "other.json"), golden("stored-token.minimal.golden"))
+        const read = yield* (yield* TokenCache.file(join(dir, "other.json"))).get
+        assert.isTrue(Option.isSome(read))
+        assert.strictEqual(Option.isSome(read) && read.value.expiresAt, 1767225600)
+      })
   )
 })

@@ -1,22 +1,23 @@
 // Copied from packages/shared/src/fileLock.ts by scripts/shared.mjs: edit the original there, then `npm run shared`.
 /**
- * The lock file of a token file, shared by the processes of one machine and by both Effect lines (one protocol:
- * processes of either line may share one token file).
+ * The lock file of a token cache file, shared by the processes of one machine and by both Effect lines
+ * (docs/decisions.md, 28.3 and 28.4). An optimisation: the entry's compare-and-set is atomic without it (`fileCas.ts`).
  *
- * `<path>.lock` holds `{ owner, pid, host, ns, ttl, revision }` (`ns`: the boot id and PID namespace, where the OS
- * has them; the same fields as the Effect 3 line's issue-28 lock, so each line can judge the other's holders).
- * It is written whole to a temp file and hard-linked to its name (`link` fails when the name exists: exclusive
- * creation, never a half-written lock), kept alive by touching its mtime (the heartbeat), and released by its owner
- * only. It is stale, and taken over, once its mtime is older than its `ttl`, at once when it claims a TTL longer than
- * ours, when its holder was a process of this host, boot and PID namespace that is gone, when it is not a regular
- * file, or when its mtime lies in the future. A lock file that cannot be read is judged by its mtime and our TTL.
+ * `<path>.lock` holds `{ owner, pid, host, ns, ttl, revision }`. It is created from nothing by `link` of a complete
+ * temp file, kept alive by touching its mtime (the heartbeat), and taken over or released by a compare-and-set on
+ * its version (`fileCas.ts`): two waiters that judge one lock stale both try to replace that version, and one wins.
+ * A lock is stale when it is not a regular file, cannot be parsed and is older than our TTL, has an mtime in the
+ * future, claims a TTL beyond ours, outlived its TTL without a heartbeat, or its holder is provably gone (same host
+ * and PID namespace, no such process).
+ *
+ * Each line wraps these programs in its own `acquireUseRelease`, forks {@link FileLock.heartbeat} while it holds the
+ * lock, and makes the hold re-entrant for its fiber.
  */
-import { constants } from "node:fs"
-import * as fs from "node:fs/promises"
-import { readFileSync, readlinkSync } from "node:fs"
-import { randomBytes } from "node:crypto"
-import { hostname } from "node:os"
-import { dirname } from "node:path"
+import * as FileCas from "./fileCas.js"
+import * as Ops from "./fileOps.js"
+import { FileFailure, type Program } from "./fileOps.js"
+import * as Safety from "./fileSafety.js"
+import { describeCause } from "./redact.js"
 
 /** How a lock behaves, in milliseconds. */
 export interface FileLockOptions {
@@ -28,267 +29,151 @@ export interface FileLockOptions {
 
 export const DEFAULT_LOCK_OPTIONS: FileLockOptions = { ttlMillis: 10_000, waitMillis: 30_000 }
 
-/** What a lock file says about its holder. */
-export interface Holder {
+interface Holder extends Safety.Identity {
   readonly owner: string
-  readonly pid: number
-  readonly host: string
   readonly ttl: number
-  /** Where `pid` means something: `<boot id>/<pid namespace>` (absent when unknown). */
-  readonly ns?: string
-  readonly revision?: string
+  readonly revision: string
 }
 
-/** Why the lock could not be taken: `code` names the case for the caller's error message. */
-export class FileLockError extends Error {
-  constructor(
-    readonly code: "timeout" | "io",
-    message: string,
-    override readonly cause?: unknown
-  ) {
-    super(message)
-    this.name = "FileLockError"
-  }
-}
-
-const HOST = hostname()
-/** `<boot id>/<pid namespace inode>`: a pid means this process only within one boot and one PID namespace. */
-const NS = (() => {
+const parseHolder = (text: string): Partial<Holder> | undefined => {
   try {
-    return `${readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()}/${readlinkSync("/proc/self/ns/pid")}`
+    const json = JSON.parse(text) as Partial<Holder> | null
+    return json !== null && typeof json === "object" && typeof json.owner === "string" ? json : undefined
   } catch {
     return undefined
   }
-})()
+}
+
+/** A lock this process holds: the version it wrote. */
+export interface Held {
+  readonly owner: string
+  readonly version: string
+}
 
 export const lockPathOf = (path: string): string => `${path}.lock`
 
-const errnoOf = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
-
-export const parseHolder = (text: string): Holder | undefined => {
-  try {
-    const json = JSON.parse(text) as Partial<Holder>
-    return typeof json.owner === "string" &&
-      typeof json.pid === "number" &&
-      typeof json.host === "string" &&
-      typeof json.ttl === "number" &&
-      json.ttl > 0
-      ? (json as Holder)
-      : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** Whether process `pid` of this host is gone (`kill(pid, 0)`: ESRCH; EPERM means alive, another user's). */
-const processGone = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return false
-  } catch (error) {
-    return errnoOf(error) === "ESRCH"
-  }
-}
-
-const randomSuffix = () => Math.floor(Math.random() * 2 ** 31).toString(36)
-
-/** A holder for this process: a fresh owner id per acquisition. */
-export const newHolder = (options: FileLockOptions): Holder => ({
-  owner: `${process.pid}-${randomSuffix()}${randomSuffix()}-${HOST}`,
-  pid: process.pid,
-  host: HOST,
-  ttl: Math.max(1, Math.round(options.ttlMillis)),
-  ...(NS !== undefined ? { ns: NS } : {}),
-  revision: randomBytes(12).toString("hex")
-})
-
-/** The lock's text: undefined when it is gone, "" when it cannot be read (judged by its mtime alone). */
-const readLock = async (lockPath: string): Promise<string | undefined> => {
-  let handle: fs.FileHandle | undefined
-  try {
-    // no link followed, no FIFO waited on
-    handle = await fs.open(lockPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-    const stat = await handle.stat()
-    if (!stat.isFile()) return ""
-    return await handle.readFile("utf8")
-  } catch (error) {
-    return errnoOf(error) === "ENOENT" ? undefined : ""
-  } finally {
-    await handle?.close()
-  }
-}
-
-/** One try: true when the lock is now ours. The content is complete before the name appears (temp + link). */
-const createOnce = async (lockPath: string, holder: Holder): Promise<boolean> => {
-  const tmp = `${lockPath}.${randomSuffix()}.tmp`
-  try {
-    await fs.writeFile(tmp, JSON.stringify(holder), { flag: "wx", mode: 0o600 })
-    await fs.link(tmp, lockPath)
-    return true
-  } catch (error) {
-    if (errnoOf(error) === "EEXIST") return false
-    throw error
-  } finally {
-    await fs.rm(tmp, { force: true }).catch(() => {})
-  }
-}
-
-const tryCreate = async (lockPath: string, holder: Holder): Promise<boolean> => {
-  try {
-    return await createOnce(lockPath, holder)
-  } catch (error) {
-    if (errnoOf(error) !== "ENOENT") throw error
-    // a missing directory is created (0700), as a write of the entry would
-    await fs.mkdir(dirname(lockPath), { recursive: true, mode: 0o700 })
-    return createOnce(lockPath, holder)
-  }
-}
-
-/** The text of the existing lock when it is stale (see the module's comment), else undefined. */
-const staleLock = async (lockPath: string, ttlMillis: number): Promise<string | undefined> => {
-  const text = await readLock(lockPath)
-  if (text === undefined) return undefined
-  const holder = parseHolder(text)
-  // gone only where its pid means something: this host, this boot, this PID namespace
-  if (
-    holder !== undefined &&
-    NS !== undefined &&
-    holder.ns === NS &&
-    holder.host === HOST &&
-    holder.pid !== process.pid &&
-    processGone(holder.pid)
-  ) {
-    return text
-  }
-  let stat: import("node:fs").Stats
-  try {
-    stat = await fs.lstat(lockPath)
-  } catch {
-    return undefined
-  }
-  if (!stat.isFile()) return text
-  const now = Date.now()
-  const mtime = stat.mtimeMs
-  if (mtime > now + 1_000) return text
-  const ttl = holder?.ttl ?? ttlMillis
-  // a lock claiming a TTL longer than ours is stale at once (DESIGN section 4)
-  return ttl > ttlMillis || now > mtime + ttl ? text : undefined
-}
-
-/** Removes a stale lock if it still is the one judged stale; true when it was removed. */
-const takeOver = async (lockPath: string, judged: string): Promise<boolean> => {
-  const again = await readLock(lockPath)
-  if (again === undefined || again !== judged) return false
-  await fs.rm(lockPath, { force: true, recursive: false }).catch(async (error) => {
-    // a directory squatting on the name
-    if (errnoOf(error) === "ERR_FS_EISDIR" || errnoOf(error) === "EISDIR") await fs.rmdir(lockPath)
-    else throw error
-  })
-  return true
-}
-
-const pause = (millis: number, signal: AbortSignal | undefined) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort)
-      resolve()
-    }, millis)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    signal?.addEventListener("abort", onAbort, { once: true })
-  })
-
 /**
- * Polls until the lock of `path` is ours and returns its holder. `onTakeOver` hears of a stale lock taken over.
- * Aborting `signal` stops the wait (a lock created before that is released).
+ * The lock of `path`. `ensureDir` makes the directory (and checks it); `sweep` runs once the lock is held (what
+ * crashed writers of the entry left).
  */
-export const acquire = async (
+export const make = (
   path: string,
   options: FileLockOptions,
-  hooks: { readonly signal?: AbortSignal | undefined; readonly onTakeOver?: (lockPath: string) => void } = {}
-): Promise<Holder> => {
+  hooks: { readonly ensureDir: () => Program<void>; readonly sweep: () => Program<void> }
+) => {
   const lockPath = lockPathOf(path)
-  const holder = newHolder(options)
-  const start = Date.now()
-  while (true) {
-    let created: boolean
+  const ttlMillis = Math.max(1, Math.round(options.ttlMillis))
+  const waitMillis = options.waitMillis
+  const beatMillis = Math.max(1, Math.min(1000, Math.floor(ttlMillis / 3)))
+  const lock = FileCas.make(lockPath, { ttlMillis, waitMillis })
+
+  /** A failure of the lock's file names the lock file. */
+  function* named<A>(program: Program<A>): Program<A> {
     try {
-      created = await tryCreate(lockPath, holder)
+      return yield* program
     } catch (error) {
-      throw new FileLockError("io", `cannot create the lock file ${lockPath}`, error)
-    }
-    if (created) {
-      if (hooks.signal?.aborted) {
-        await release(path, holder)
-        throw hooks.signal.reason
+      if (error instanceof FileFailure && error.kind === "cache") {
+        throw new FileFailure("cache", `cannot use the lock file ${lockPath}: ${error.message}`, error.cause)
       }
-      return holder
+      throw error
     }
-    const stale = await staleLock(lockPath, options.ttlMillis)
-    if (stale !== undefined) {
-      try {
-        if (await takeOver(lockPath, stale)) hooks.onTakeOver?.(lockPath)
-      } catch (error) {
-        throw new FileLockError("io", `cannot take over the stale lock file ${lockPath}`, error)
-      }
-      continue
-    }
-    const waited = Date.now() - start
-    if (waited >= options.waitMillis) {
-      throw new FileLockError(
-        "timeout",
-        `gave up waiting for the token lock file ${lockPath} after ${(waited / 1000).toFixed(1)} s: another ` +
-          `process holds it (a lock whose holder died is taken over; an unreadable one after ${options.ttlMillis / 1000} s)`
-      )
-    }
-    await pause(Math.max(1, Math.min(Math.round(20 + 40 * Math.random()), options.waitMillis - waited)), hooks.signal)
   }
-}
 
-/** Whether the lock of `path` is still held by `holder`. */
-export const isHeldBy = async (path: string, holder: Holder): Promise<boolean> => {
-  const text = await readLock(lockPathOf(path))
-  return text !== undefined && parseHolder(text)?.owner === holder.owner
-}
+  /** Whether the lock found is stale (see the module's comment). */
+  const stale = (current: FileCas.Current): boolean => {
+    if (current._tag === "Missing") return false
+    if (current._tag === "Irregular") return true
+    const now = Date.now()
+    if (current.mtimeMs > now + FileCas.FUTURE_SLACK_MS) return true
+    const holder = parseHolder(current.text)
+    if (holder === undefined) return now > current.mtimeMs + ttlMillis
+    if (holder.owner !== undefined && Safety.holderGone(holder)) return true
+    // a claimed TTL beyond ours would make us wait longer than we promise our callers: stale (DESIGN section 4);
+    // safe because compare-and-set is atomic without the lock, so a wrongly taken lock costs a request, not a token
+    const ttl = typeof holder.ttl === "number" && holder.ttl > 0 ? holder.ttl : ttlMillis
+    return ttl > ttlMillis || now > current.mtimeMs + ttl
+  }
 
-/**
- * Keeps the lock alive while held (touches its mtime every third of its ttl, at most every second); `onLost` hears
- * once that another owner has it. Returns the function that stops the heartbeat.
- */
-export const heartbeat = (path: string, holder: Holder, onLost: () => void): (() => void) => {
-  const lockPath = lockPathOf(path)
-  let lost = false
-  const timer = setInterval(
-    () => {
-      void isHeldBy(path, holder).then(
-        async (mine) => {
-          if (mine) {
-            const now = new Date()
-            await fs.utimes(lockPath, now, now).catch(() => {})
-          } else if (!lost) {
-            lost = true
-            onLost()
+  const describe = (current: FileCas.Current) =>
+    current._tag === "Irregular" ? `it is ${current.kind}` : "its holder is gone or stopped keeping it alive"
+
+  /** Polls until the lock is ours (each line makes only the pauses interruptible: a created lock is released). */
+  function* acquire(): Program<Held> {
+    const owner = Safety.uniqueId()
+    const start = yield* Ops.clock()
+    yield* named(hooks.ensureDir())
+    while (true) {
+      const revision = FileCas.newRevision()
+      const text = JSON.stringify({ owner, ...Safety.self, ttl: ttlMillis, revision })
+      const current = yield* named(lock.read())
+      if (current._tag === "Missing") {
+        if ((yield* named(lock.replace(current, text))) === "Won") return { owner, version: `r${revision}` }
+        continue
+      }
+      if (stale(current)) {
+        // a file cannot be renamed over a directory: one is moved away first (by the same compare-and-set rule)
+        if (current._tag === "Irregular" && current.kind === "a directory") {
+          if ((yield* named(lock.remove(current))) === "Won") {
+            yield* Ops.warn(`removed the token lock file ${lockPath} (${describe(current)})`)
           }
-        },
-        () => {}
-      )
-    },
-    Math.max(1, Math.min(1000, Math.floor(holder.ttl / 3)))
-  )
-  timer.unref()
-  return () => clearInterval(timer)
+          continue
+        }
+        if ((yield* named(lock.replace(current, text))) === "Won") {
+          yield* Ops.warn(`took over the stale token lock file ${lockPath} (${describe(current)})`)
+          return { owner, version: `r${revision}` }
+        }
+        continue
+      }
+      const waited = (yield* Ops.clock()) - start
+      if (waited >= waitMillis) {
+        throw new FileFailure(
+          "cache",
+          `gave up waiting for the token lock file ${lockPath} after ${(waited / 1000).toFixed(1)} s: another ` +
+            `process holds it (a lock whose holder died is taken over; one not kept alive after ${ttlMillis / 1000} s)`
+        )
+      }
+      yield* Ops.sleep(Math.max(1, Math.min(Math.round(20 + 40 * Math.random()), waitMillis - waited)))
+    }
+  }
+
+  function* ours(held: Held): Program<FileCas.Current | undefined> {
+    try {
+      const current = yield* lock.read()
+      return current.version === held.version ? current : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Keeps the lock alive while held (touches its mtime); a lock lost to another owner is left to it. Never ends. */
+  function* heartbeat(held: Held): Program<never> {
+    while (true) {
+      yield* Ops.sleep(beatMillis)
+      if ((yield* ours(held)) === undefined) {
+        yield* Ops.warn(`lost the token lock file ${lockPath}: another process may renew too`)
+      } else {
+        yield* Ops.ignore(Ops.touch(lockPath))
+      }
+    }
+  }
+
+  /** Never fails: a lock that cannot be removed is stale after its ttl. */
+  function* release(held: Held): Program<void> {
+    try {
+      const mine = yield* ours(held)
+      if (mine !== undefined) yield* lock.remove(mine)
+    } catch (error) {
+      yield* Ops.warn(`cannot remove the token lock file ${lockPath}: ${describeCause(error)}`)
+    }
+  }
+
+  /** What runs first under the lock: the sweeps of the lock's and the entry's leftovers. */
+  function* sweep(): Program<void> {
+    yield* lock.sweep(false)
+    yield* hooks.sweep()
+  }
+
+  return { lockPath, acquire, heartbeat, release, sweep }
 }
 
-/** Removes the lock if it is still `holder`'s. Never throws: a lock that cannot be removed is stale after its ttl. */
-export const release = async (path: string, holder: Holder): Promise<string | undefined> => {
-  try {
-    if (await isHeldBy(path, holder)) await fs.rm(lockPathOf(path), { force: true })
-    return undefined
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error)
-  }
-}
+export type FileLock = ReturnType<typeof make>
