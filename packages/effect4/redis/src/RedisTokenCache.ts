@@ -106,7 +106,10 @@ export const make = (
  *
  * ```ts
  * const Provider = Layer.unwrap(
- *   Effect.map(RedisTokenCache.RedisTokenCache.asEffect(), (tokenCache) => ClientCredentials.layer({ tokenCache }))
+ *   Effect.gen(function* () {
+ *     const tokenCache = yield* RedisTokenCache.RedisTokenCache
+ *     return ClientCredentials.layer({ tokenCache })
+ *   })
  * ).pipe(Layer.provide(RedisTokenCache.layer({ key: "service-sdk:token:my-app" })))
  * ```
  *
