@@ -111,7 +111,8 @@ describeRedis("RedisTokenCache (Effect 4)", (server) => {
     Effect.gen(function* () {
       const key = uniqueKey()
       const tokens = yield* cache({ key })
-      for (const text of ["not json", "[]", "null", '{"access_token": 1, "expires_at": 5}', '{"access_token": "x"}']) {
+      // ours (an object with access_token) but invalid: none; anything else is a neighbour's (neighbours.test.ts)
+      for (const text of ['{"access_token": 1, "expires_at": 5}', '{"access_token": "x"}', '{"access_token": "", "expires_at": 5}']) {
         yield* fromPromise(() => admin().set(key, text))
         expect(Option.isNone(yield* tokens.get)).toBe(true)
       }
@@ -174,7 +175,8 @@ describeRedis("RedisTokenCache (Effect 4)", (server) => {
     Effect.gen(function* () {
       const key = uniqueKey()
       const lockKey = RedisTokenCache.lockKey(key)
-      yield* fromPromise(() => admin().set(lockKey, "someone-else", "PX", 10_000))
+      const someoneElse = randomUUID()
+      yield* fromPromise(() => admin().set(lockKey, someoneElse, "PX", 10_000))
       const tokens = yield* cache({ key, lockWait: "200 millis", pollInterval: "20 millis" })
       const ran = yield* Ref.make(false)
       const error = yield* Effect.flip(tokens.withLock!(Ref.set(ran, true)))
@@ -182,15 +184,16 @@ describeRedis("RedisTokenCache (Effect 4)", (server) => {
       expect(error.message).toContain(lockKey)
       expect(error.message).toContain(`127.0.0.1:${server().port}`)
       expect(yield* Ref.get(ran)).toBe(false)
-      expect(yield* fromPromise(() => admin().get(lockKey))).toBe("someone-else")
+      expect(yield* fromPromise(() => admin().get(lockKey))).toBe(someoneElse)
 
       // a holder whose lock was lost (expired and taken) leaves the new owner's lock alone
       const other = uniqueKey()
       const otherLock = RedisTokenCache.lockKey(other)
       const mine = yield* cache({ key: other })
-      yield* mine.withLock!(fromPromise(() => admin().set(otherLock, "new-owner", "PX", 10_000)))
+      const newOwner = randomUUID()
+      yield* mine.withLock!(fromPromise(() => admin().set(otherLock, newOwner, "PX", 10_000)))
       yield* Effect.sleep("50 millis")
-      expect(yield* fromPromise(() => admin().get(otherLock))).toBe("new-owner")
+      expect(yield* fromPromise(() => admin().get(otherLock))).toBe(newOwner)
       expect(yield* fromPromise(() => admin().pttl(otherLock))).toBeGreaterThan(5000)
     })
   )
@@ -211,7 +214,7 @@ describeRedis("RedisTokenCache (Effect 4)", (server) => {
       )
       expect(stillHeld).toBe(1)
       expect(Result.isFailure(blocked)).toBe(true)
-      yield* fromPromise(() => admin().set(lockKey, "dead-process", "PX", 300))
+      yield* fromPromise(() => admin().set(lockKey, randomUUID(), "PX", 300))
       const patient = yield* cache({ key, lockWait: "2 seconds", pollInterval: "20 millis" })
       expect(yield* patient.withLock!(Effect.succeed("acquired"))).toBe("acquired")
     })

@@ -1,15 +1,16 @@
 /**
- * The token entry under the cache key: the stored JSON (one format for both Effect lines), how long Redis keeps it,
- * and `compareAndSet` in one Lua script.
+ * The token entry under the cache key: the stored JSON (one format for both Effect lines) and how long Redis keeps
+ * it. Every operation is one script on the one key, which leaves another application's value alone (a
+ * TokenCacheError naming the key).
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { type TokenCacheError, TokenInfo } from "service-sdk"
+import { TokenCacheError, TokenInfo } from "service-sdk"
 import type { Connection } from "./connection.js"
 import { parseTokenJson, stringifyTokenJson, type TokenJson } from "./shared/tokenJson.js"
-import { entryTtlMillis } from "./wire.js"
+import { entryTtlMillis, neighbourMessage } from "./wire.js"
 
 /** The stored text of a token. */
 export const encode = (token: TokenInfo): string => {
@@ -46,27 +47,53 @@ export const decode = (text: string): Option.Option<TokenInfo> => {
 
 const ttlOf = (token: TokenInfo, now: number) => entryTtlMillis(token.refreshToken !== undefined, token.expiresAt, now)
 
-/** The entry under `key`; a missing or invalid one is none. */
+const neighbour = (connection: Connection, key: string, kind: unknown) =>
+  new TokenCacheError({ message: neighbourMessage(connection.address, key, String(kind), "token entry") })
+
+const unexpected = (connection: Connection, what: string, reply: unknown) =>
+  new TokenCacheError({ message: `Redis ${what} on ${connection.address} gave an unexpected reply (${typeof reply})` })
+
+/** The entry under `key`; an empty or invalid one is none, another application's value a TokenCacheError. */
 export const read = (connection: Connection, key: string): Effect.Effect<Option.Option<TokenInfo>, TokenCacheError> =>
-  Effect.map(
-    connection.run(`GET ${key}`, (redis) => redis.get(key)),
-    (text) => (text === null ? Option.none() : decode(text))
+  Effect.flatMap(
+    connection.script(`GET ${key}`, "serviceSdkTokenGet", key),
+    (reply): Effect.Effect<Option.Option<TokenInfo>, TokenCacheError> => {
+      if (reply === null) return Effect.succeedNone
+      if (typeof reply === "string") return Effect.succeed(decode(reply))
+      if (Array.isArray(reply)) return Effect.fail(neighbour(connection, key, reply[0]))
+      return Effect.fail(unexpected(connection, `GET ${key}`, reply))
+    }
   )
 
-/** Replaces the entry under `key` (a plain SET also drops a previous entry's expiry). */
-export const write = (connection: Connection, key: string, token: TokenInfo): Effect.Effect<void, TokenCacheError> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) => {
-    const text = encode(token)
-    const ttl = ttlOf(token, now)
-    return Effect.asVoid(
-      connection.run(`SET ${key}`, (redis) => (ttl === undefined ? redis.set(key, text) : redis.set(key, text, "PX", ttl)))
-    )
+/**
+ * Runs a write script (`[status, replicas]`): whether it landed; another application's value at the key is a
+ * TokenCacheError and is left as it is.
+ */
+const writeWith = (
+  connection: Connection,
+  key: string,
+  what: string,
+  name: "serviceSdkTokenSet" | "serviceSdkTokenCas",
+  args: (text: string, ttl: number) => ReadonlyArray<string | number>,
+  token: TokenInfo
+): Effect.Effect<boolean, TokenCacheError> =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const reply = yield* connection.script(what, name, key, ...args(encode(token), ttlOf(token, now) ?? 0))
+    if (!Array.isArray(reply)) return yield* unexpected(connection, what, reply)
+    const status: unknown = reply[0]
+    if (typeof status === "string") return yield* neighbour(connection, key, status)
+    return status === 1
   })
+
+/** Writes the entry under `key` (a sign-in; the previous entry's expiry goes with it), unless another app's value is there. */
+export const write = (connection: Connection, key: string, token: TokenInfo): Effect.Effect<void, TokenCacheError> =>
+  Effect.asVoid(writeWith(connection, key, `SET ${key}`, "serviceSdkTokenSet", (text, ttl) => [text, ttl], token))
 
 /**
  * `TokenCache.compareAndSet` in one script: replaces the entry under `key` only if it still has the access and
  * refresh token of `expected` (compared on the decoded JSON, so a `refresh_rejected` mark or another field order does
- * not count as a change), or, for none, is gone. True when written.
+ * not count as a change), or, for none, is empty. True when written.
  */
 export const compareAndSet = (
   connection: Connection,
@@ -74,16 +101,17 @@ export const compareAndSet = (
   expected: Option.Option<TokenInfo>,
   token: TokenInfo
 ): Effect.Effect<boolean, TokenCacheError> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    Effect.map(
-      connection.script(
-        `SET ${key} (compare-and-set)`,
-        "serviceSdkTokenCas",
-        key,
-        Option.match(expected, { onNone: () => "", onSome: encode }),
-        encode(token),
-        ttlOf(token, now) ?? 0
-      ),
-      (written) => written === 1
-    )
+  writeWith(
+    connection,
+    key,
+    `SET ${key} (compare-and-set)`,
+    "serviceSdkTokenCas",
+    (text, ttl) => [Option.match(expected, { onNone: () => "", onSome: encode }), text, ttl],
+    token
+  )
+
+/** Deletes the entry under `key` (a sign-out), unless another application's value is there. */
+export const clear = (connection: Connection, key: string): Effect.Effect<void, TokenCacheError> =>
+  Effect.flatMap(connection.script(`DEL ${key}`, "serviceSdkTokenClear", key), (reply) =>
+    typeof reply === "string" ? Effect.fail(neighbour(connection, key, reply)) : Effect.void
   )

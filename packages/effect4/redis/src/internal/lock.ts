@@ -16,7 +16,7 @@ import * as Random from "effect/Random"
 import * as Result from "effect/Result"
 import { TokenCacheError } from "service-sdk"
 import type { Connection } from "./connection.js"
-import { heartbeatInterval } from "./wire.js"
+import { heartbeatInterval, neighbourMessage } from "./wire.js"
 
 export interface LockOptions {
   readonly lockKey: string
@@ -40,11 +40,16 @@ export const make = (connection: Connection, options: LockOptions) => {
   const pollMillis = Math.max(1, Duration.toMillis(options.pollInterval))
   const heartbeatMillis = heartbeatInterval(ttlMillis)
 
-  /** One try; `true` when this owner now holds the lock. */
+  const neighbour = (kind: string) => neighbourMessage(connection.address, lockKey, kind, "lock")
+
+  /** One try; `true` when this owner now holds the lock; another application's value at the key is a failure. */
   const tryAcquire = (owner: string) =>
-    Effect.map(
+    Effect.flatMap(
       connection.script(`SET ${lockKey} NX`, "serviceSdkLockAcquire", lockKey, owner, ttlMillis),
-      (reply) => reply === 1
+      (reply) =>
+        typeof reply === "string"
+          ? Effect.fail(new TokenCacheError({ message: neighbour(reply) }))
+          : Effect.succeed(reply === 1)
     )
 
   /**
@@ -126,6 +131,9 @@ export const make = (connection: Connection, options: LockOptions) => {
       )
       if (Result.isFailure(extended)) {
         yield* Effect.logDebug(`cannot extend the token lock: ${extended.failure.message}`)
+      } else if (typeof extended.success === "string" && !lost) {
+        lost = true
+        yield* Effect.logWarning(neighbour(extended.success))
       } else if (extended.success !== 1 && !lost) {
         lost = true
         yield* Effect.logWarning(

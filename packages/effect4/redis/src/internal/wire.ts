@@ -1,78 +1,17 @@
 /**
- * The Redis wire protocol of the cache, with no Effect in it: the Lua scripts (the same text as the Effect 3 line's,
- * so that processes of both lines share one lock and one entry on one Redis; a test compares their SHA1s), how long
- * an entry lives, and how failures are described without credentials or command arguments.
+ * The Redis side of the cache with no Effect in it: how the Lua scripts of `scripts.ts` are defined and run, how long
+ * an entry lives, how a neighbour's value and a failure are described (without credentials or command arguments).
+ * `scripts.ts` is the Effect 3 line's file byte for byte (a test compares them), so that processes of both lines
+ * share one lock and one entry on one Redis.
  */
 import type { Cluster, Redis } from "ioredis"
+import { SCRIPTS, type ScriptName } from "./scripts.js"
 
-/**
- * The Lua scripts of the cache, defined on the client with ioredis' `defineCommand` (sent by SHA, `EVALSHA`, with a
- * fallback to `EVAL` when Redis does not know the script yet).
- */
-export const SCRIPTS = {
-  /**
-   * `TokenCache.compareAndSet`: KEYS[1] the entry; ARGV[1] the expected entry ("" for none), ARGV[2] the new entry,
-   * ARGV[3] its time to live in ms ("0": none). Writes only if the entry still has the expected access and refresh
-   * token (whatever mark was added since), or, for none, is gone; 1 when written, 0 when the entry changed.
-   */
-  serviceSdkTokenCas: {
-    numberOfKeys: 1,
-    lua: `local current = redis.call("get", KEYS[1])
-local same
-if ARGV[1] == "" then
-  same = current == false
-elseif current == false then
-  same = false
-else
-  local okA, a = pcall(cjson.decode, current)
-  local okB, b = pcall(cjson.decode, ARGV[1])
-  same = okA and okB and type(a) == "table" and type(b) == "table"
-    and a.access_token == b.access_token and a.refresh_token == b.refresh_token
-end
-if not same then return 0 end
-if ARGV[3] == "0" then redis.call("set", KEYS[1], ARGV[2]) else redis.call("set", KEYS[1], ARGV[2], "PX", ARGV[3]) end
-return 1`
-  },
-  /**
-   * Takes the lock KEYS[1] for ARGV[1] for ARGV[2] ms if it is free (`SET NX PX`), or if ARGV[1] has it already (a
-   * try whose reply was lost, sent again): 1 when ARGV[1] holds it. A lock without an expiry (never ours: ours always
-   * have one) is given one, so no lock is waited on for longer than its TTL.
-   */
-  serviceSdkLockAcquire: {
-    numberOfKeys: 1,
-    lua: `local owner = redis.call("get", KEYS[1])
-if owner == false then redis.call("set", KEYS[1], ARGV[1], "PX", ARGV[2]) return 1 end
-if owner == ARGV[1] then redis.call("pexpire", KEYS[1], ARGV[2]) return 1 end
-if redis.call("pttl", KEYS[1]) < 0 then redis.call("pexpire", KEYS[1], ARGV[2]) end
-return 0`
-  },
-  /** Deletes the lock KEYS[1] only if ARGV[1] owns it. */
-  serviceSdkLockRelease: {
-    numberOfKeys: 1,
-    lua: `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`
-  },
-  /**
-   * Extends the lock KEYS[1] to ARGV[2] ms if ARGV[1] owns it, or takes it again if it is gone (a FLUSHALL, a
-   * restarted Redis): 1 while it is ARGV[1]'s, 0 when another owner has it.
-   */
-  serviceSdkLockExtend: {
-    numberOfKeys: 1,
-    lua: `local owner = redis.call("get", KEYS[1])
-if owner == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) end
-if owner == false then redis.call("set", KEYS[1], ARGV[1], "PX", ARGV[2]) return 1 end
-return 0`
-  }
-} as const
+export { SCRIPTS, type ScriptName }
 
-export type ScriptName = keyof typeof SCRIPTS
 
-/** The commands the cache sends; ioredis' `Redis` and `Cluster` both have them. */
-export interface Commands {
-  get(key: string): Promise<string | null>
-  del(key: string): Promise<number>
-  set(key: string, value: string): Promise<"OK">
-  set(key: string, value: string, px: "PX", milliseconds: number): Promise<"OK">
-}
+/** A client with the scripts defined: ioredis' `Redis` or `Cluster` (the cache sends nothing but its scripts). */
+export type Commands = Redis | Cluster
 
 /** Defines the scripts on a client (once: a borrowed client may serve several caches, of either line). */
 export const defineScripts = (client: Redis | Cluster): void => {
@@ -94,6 +33,16 @@ export const script = (
     key,
     ...args
   )
+
+/**
+ * How a key that holds another application's value is described: service-sdk never overwrites, re-times or deletes
+ * a value it did not write.
+ */
+export const neighbourMessage = (address: string, key: string, kind: string, ours: "token entry" | "lock"): string =>
+  `the Redis key "${key}" on ${address} holds another application's value ` +
+  `(${kind === "string" ? `a string that is not a service-sdk ${ours}` : `a ${kind}`}): service-sdk never ` +
+  "overwrites, re-times or deletes a value it did not write; give the cache a key (or prefix) of its own, or " +
+  "delete that key if nothing uses it"
 
 /** An entry without a refresh token outlives its access token by this much (other hosts' clocks may lag). */
 export const EXPIRY_GRACE_MILLIS = 60_000
