@@ -34,10 +34,9 @@ const nestedEnv = () =>
 export const install = () => {
   // npm_execpath is the machine's npm running this install (the root's postinstall); "npm" from PATH otherwise
   const npmCli = process.env.npm_execpath
-  const [command, args] =
-    npmCli?.endsWith(".js")
-      ? [process.execPath, [npmCli, "install", "--no-audit", "--no-fund"]]
-      : ["npm", ["install", "--no-audit", "--no-fund"]]
+  const [command, args] = npmCli?.endsWith(".js")
+    ? [process.execPath, [npmCli, "install", "--no-audit", "--no-fund"]]
+    : ["npm", ["install", "--no-audit", "--no-fund"]]
   console.log(`service-sdk: installing the Effect 4 line (packages/effect4)`)
   const result = spawnSync(command, args, { cwd: effect4Dir, stdio: "inherit", env: nestedEnv() })
   if (result.status !== 0) return result.status ?? 1

@@ -18,7 +18,20 @@ const project = (name: string) => ({
 
 export default defineConfig({
   test: {
-    projects: [project("service-sdk"), project("redis")],
+    projects: [
+      project("service-sdk"),
+      project("redis"),
+      // npm run pack, then the Effect 4 tarballs installed into a fresh Effect 4.1 app (scripts/pack.mjs)
+      {
+        test: {
+          name: "effect4-consumer",
+          root: "consumer",
+          include: ["*.test.ts"],
+          testTimeout: 600_000,
+          hookTimeout: 600_000
+        }
+      }
+    ],
     pool: "forks"
   }
 })

@@ -106,7 +106,10 @@ export const make = (options: {
           if (options.entryGone === "signedOut") memo = undefined
           return
         }
-        if (accepts(found.value) && !(memo !== undefined && memo.token.expiresAt > found.value.expiresAt)) {
+        // a newer memo is kept, unless its refresh token was rejected (the entry may hold a new sign-in)
+        const newer =
+          memo !== undefined && memo.token.refreshRejected !== true && memo.token.expiresAt > found.value.expiresAt
+        if (accepts(found.value) && !newer) {
           remember(found.value)
         }
       })
