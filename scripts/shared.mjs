@@ -19,20 +19,17 @@ export const copyDirs = [
   join(root, "packages", "effect4", "service-sdk", "src", "internal", "shared"),
   join(root, "packages", "effect4", "redis", "src", "internal", "shared")
 ]
-/** The files a package copies when it needs only some of them (every one otherwise). */
-const only = { [copyDirs[1]]: ["tokenJson.ts"] }
 
 export const header = (file) =>
   `// Copied from packages/shared/src/${file} by scripts/shared.mjs: edit the original there, then \`npm run shared\`.\n`
 
-const originals = (dir) =>
-  readdirSync(sharedDir).filter((file) => file.endsWith(".ts") && (only[dir]?.includes(file) ?? true))
+const originals = () => readdirSync(sharedDir).filter((file) => file.endsWith(".ts"))
 
 /** The copies that differ from their original (or are missing, or have no original). */
 export const differences = () => {
   const found = []
   for (const dir of copyDirs) {
-    const expected = new Set(originals(dir))
+    const expected = new Set(originals())
     let present = []
     try {
       present = readdirSync(dir).filter((file) => file.endsWith(".ts"))
@@ -54,7 +51,7 @@ export const copy = () => {
   for (const dir of copyDirs) {
     rmSync(dir, { recursive: true, force: true })
     mkdirSync(dir, { recursive: true })
-    for (const file of originals(dir)) {
+    for (const file of originals()) {
       writeFileSync(join(dir, file), header(file) + readFileSync(join(sharedDir, file), "utf8"))
     }
   }

@@ -23,6 +23,7 @@ import type { Cluster, Redis } from "ioredis"
 import { ConfigurationError, type TokenCache, type TokenCacheError } from "service-sdk"
 import * as Cache from "./internal/cache.js"
 import * as Shared from "./internal/options.js"
+import * as Protocol from "./internal/shared/redisProtocol.js"
 
 /**
  * Options of {@link make}: where Redis is (`url` or your own `client`), the entry's `key`, and the lock's timings.
@@ -67,7 +68,7 @@ export const defaults = Shared.defaults
  *
  * @since 2.0.0
  */
-export const lockKey = (key: string): string => `${key}:lock`
+export const lockKey: (key: string) => string = Protocol.lockKey
 
 /**
  * A Redis token cache as a service, for programs that build their providers from the context.

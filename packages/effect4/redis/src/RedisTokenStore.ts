@@ -10,7 +10,7 @@ import type * as Scope from "effect/Scope"
 import { ConfigurationError, type TokenCache, type TokenCacheError, type TokenStore } from "service-sdk"
 import * as Cache from "./internal/cache.js"
 import * as Shared from "./internal/options.js"
-import * as Wire from "./internal/wire.js"
+import * as Protocol from "./internal/shared/redisProtocol.js"
 import type * as RedisTokenCache from "./RedisTokenCache.js"
 import { lockKey } from "./RedisTokenCache.js"
 
@@ -30,14 +30,14 @@ export interface Options extends Omit<RedisTokenCache.Options, "key"> {
  *
  * @since 2.0.0
  */
-export const encodeUserId: (userId: string) => string = Wire.encodeUserId
+export const encodeUserId: (userId: string) => string = Protocol.encodeUserId
 
 /**
  * The Redis key of a user's tokens under `prefix`.
  *
  * @since 2.0.0
  */
-export const userKey = (prefix: string, userId: string): string => `${prefix}${encodeUserId(userId)}`
+export const userKey: (prefix: string, userId: string) => string = Protocol.userKey
 
 /**
  * Connects (when given a `url`; a `client` is used as is and never closed) and returns the store: one

@@ -3,11 +3,10 @@
  * of the Effect 4 line (on the Node this project installs, the built 2.x packages) share one `RedisTokenStore` (its
  * keys, stored JSON, lock and Lua scripts) against the emulator rotating refresh tokens (a rotated-out one is
  * invalid_grant): one refresh per user per expiry for the whole fleet, no invalid_grant, every user served their own
- * tokens. Also: the Lua scripts are the Effect 3 line's byte for byte.
+ * tokens.
  */
 import { execFileSync, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, expect, it } from "@effect/vitest"
 import { RedisTokenStore } from "@service-sdk/redis"
@@ -55,17 +54,6 @@ const runWorker = (line: 3 | 4, config: Record<string, unknown>) =>
       }
     })
   })
-
-it("the Lua scripts are the Effect 3 line's, byte for byte (once that line keeps them in scripts.ts)", (context) => {
-  const effect3 = join(root, "packages", "redis", "src", "internal", "scripts.ts")
-  if (!existsSync(effect3)) {
-    console.warn("*** SKIPPING the script comparison: packages/redis/src/internal/scripts.ts is not there yet ***")
-    return context.skip()
-  }
-  expect(readFileSync(join(import.meta.dirname, "..", "src", "internal", "scripts.ts"), "utf8")).toBe(
-    readFileSync(effect3, "utf8")
-  )
-})
 
 describeRedis("mixed fleet on one Redis (Effect 3 and Effect 4 processes)", (server) => {
   let emulator: RunningEmulator | undefined

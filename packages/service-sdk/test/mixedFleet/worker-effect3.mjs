@@ -1,16 +1,21 @@
 // A process of the Effect 3 line in a mixed fleet (the Effect 4 line's mixed-fleet tests start it): an
-// AuthorizationCode provider on a shared TokenCache.file, calling getAccessToken until `durationMs` has passed.
+// AuthorizationCode provider on a shared cache (TokenCache.file at `path`, or RedisTokenCache at `redisUrl` + `key`),
+// calling getAccessToken until `durationMs` has passed.
 // Prints one JSON line: { line, calls, tokens: [distinct access tokens, in order], errors: [messages] }.
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import { RedisTokenCache } from "@service-sdk/redis"
 import { AuthorizationCode, TokenCache } from "../../dist/index.js"
 
 const config = JSON.parse(process.argv[2])
 const program = Effect.gen(function* () {
-  const tokenCache = yield* TokenCache.file(config.path)
+  const tokenCache =
+    config.redisUrl === undefined
+      ? yield* TokenCache.file(config.path)
+      : yield* RedisTokenCache.make({ url: config.redisUrl, key: config.key })
   const provider = yield* AuthorizationCode.make({
     clientId: config.clientId,
     clientSecret: config.clientSecret,
@@ -32,6 +37,6 @@ const program = Effect.gen(function* () {
   return { line: 3, calls, tokens, errors }
 })
 const result = await Effect.runPromise(
-  program.pipe(Effect.provide(Layer.merge(NodeFileSystem.layer, FetchHttpClient.layer)))
+  program.pipe(Effect.scoped, Effect.provide(Layer.merge(NodeFileSystem.layer, FetchHttpClient.layer)))
 )
 console.log(JSON.stringify(result))

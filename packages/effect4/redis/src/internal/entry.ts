@@ -10,7 +10,8 @@ import * as Redacted from "effect/Redacted"
 import { TokenCacheError, TokenInfo } from "service-sdk"
 import type { Connection } from "./connection.js"
 import { parseTokenJson, stringifyTokenJson, type TokenJson } from "./shared/tokenJson.js"
-import { entryTtlMillis, neighbourMessage } from "./wire.js"
+import { entryTtlMillis } from "./shared/redisProtocol.js"
+import { neighbourMessage } from "./wire.js"
 
 /** The stored text of a token. */
 export const encode = (token: TokenInfo): string => {
@@ -45,7 +46,8 @@ export const decode = (text: string): Option.Option<TokenInfo> => {
   )
 }
 
-const ttlOf = (token: TokenInfo, now: number) => entryTtlMillis(token.refreshToken !== undefined, token.expiresAt, now)
+const ttlOf = (token: TokenInfo, now: number) =>
+  entryTtlMillis({ expires_at: token.expiresAt, ...(token.refreshToken === undefined ? {} : { refresh_token: "" }) }, now)
 
 const neighbour = (connection: Connection, key: string, kind: unknown) =>
   new TokenCacheError({ message: neighbourMessage(connection.address, key, String(kind), "token entry") })

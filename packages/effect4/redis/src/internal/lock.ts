@@ -16,7 +16,8 @@ import * as Random from "effect/Random"
 import * as Result from "effect/Result"
 import { TokenCacheError } from "service-sdk"
 import type { Connection } from "./connection.js"
-import { heartbeatInterval, neighbourMessage } from "./wire.js"
+import { heartbeatInterval } from "./shared/redisProtocol.js"
+import { neighbourMessage } from "./wire.js"
 
 export interface LockOptions {
   readonly lockKey: string

@@ -1,13 +1,12 @@
 /**
- * The Redis side of the cache with no Effect in it: how the Lua scripts of `scripts.ts` are defined and run, how long
- * an entry lives, how a neighbour's value and a failure are described (without credentials or command arguments).
- * `scripts.ts` is the Effect 3 line's file byte for byte (a test compares them), so that processes of both lines
- * share one lock and one entry on one Redis.
+ * The Redis side of the cache with no Effect in it, beside the protocol both lines share (`shared/redisProtocol.ts`:
+ * keys, entry lifetime, Lua scripts): how the scripts are defined on a client and run, and how a neighbour's value and
+ * a failure are described (without credentials or command arguments).
  */
 import type { Cluster, Redis } from "ioredis"
-import { SCRIPTS, type ScriptName } from "./scripts.js"
+import { SCRIPTS, type ScriptName } from "./shared/redisProtocol.js"
 
-export { SCRIPTS, type ScriptName }
+export type { ScriptName }
 
 
 /** A client with the scripts defined: ioredis' `Redis` or `Cluster` (the cache sends nothing but its scripts). */
@@ -43,19 +42,6 @@ export const neighbourMessage = (address: string, key: string, kind: string, our
   `(${kind === "string" ? `a string that is not a service-sdk ${ours}` : `a ${kind}`}): service-sdk never ` +
   "overwrites, re-times or deletes a value it did not write; give the cache a key (or prefix) of its own, or " +
   "delete that key if nothing uses it"
-
-/** An entry without a refresh token outlives its access token by this much (other hosts' clocks may lag). */
-export const EXPIRY_GRACE_MILLIS = 60_000
-
-/**
- * How long Redis keeps an entry, in milliseconds, or `undefined` for no expiry. An entry with a refresh token never
- * expires: the refresh token must outlive the access token, or a user-scoped provider would have to sign in again.
- */
-export const entryTtlMillis = (hasRefreshToken: boolean, expiresAt: number, nowMillis: number): number | undefined =>
-  hasRefreshToken ? undefined : Math.max(1000, Math.ceil(expiresAt * 1000 - nowMillis) + EXPIRY_GRACE_MILLIS)
-
-/** How often a holder extends its lock: every third of its TTL, and at least once a second. */
-export const heartbeatInterval = (ttlMillis: number): number => Math.max(1, Math.min(1000, Math.floor(ttlMillis / 3)))
 
 /** A one-line description of a Redis failure: the message (and code) only, never the command and its arguments. */
 export const describeFailure = (cause: unknown, secrets: ReadonlyArray<string> = []): string => {
@@ -108,19 +94,4 @@ export const isTransient = (cause: unknown): boolean => {
     ) ||
     (cause instanceof Error && cause.name === "ClusterAllFailedError")
   )
-}
-
-const SAFE = /[A-Za-z0-9_.@-]/
-
-/**
- * A user id as a key part: `A-Z a-z 0-9 _ . @ -` as is, every other UTF-16 code unit as `%` and four hex digits.
- * Injective (`%` itself is encoded) and free of `:`, so no id reaches another user's key or a lock key.
- */
-export const encodeUserId = (userId: string): string => {
-  let out = ""
-  for (let i = 0; i < userId.length; i++) {
-    const char = userId[i]!
-    out += SAFE.test(char) ? char : `%${userId.charCodeAt(i).toString(16).padStart(4, "0")}`
-  }
-  return out
 }

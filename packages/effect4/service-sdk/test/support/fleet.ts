@@ -12,7 +12,7 @@ export const workers = {
 export const buildBoth = () => {
   execFileSync(
     join(root, "node_modules", ".bin", "tsc"),
-    ["-b", join(root, "packages", "service-sdk"), join(root, "packages", "effect4")],
+    ["-b", join(root, "packages", "service-sdk"), join(root, "packages", "redis"), join(root, "packages", "effect4")],
     {
       stdio: "pipe"
     }

@@ -1,14 +1,19 @@
-// A process of the Effect 4 line in a mixed fleet: an AuthorizationCode provider on a shared TokenCache.file,
-// calling getAccessToken until `durationMs` has passed (the built package, dist/).
+// A process of the Effect 4 line in a mixed fleet: an AuthorizationCode provider on a shared cache (TokenCache.file at
+// `path`, or RedisTokenCache at `redisUrl` + `key`), calling getAccessToken until `durationMs` has passed (the built
+// packages, dist/).
 // Prints one JSON line: { line, calls, tokens: [distinct access tokens, in order], errors: [messages] }.
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Redacted from "effect/Redacted"
+import { RedisTokenCache } from "../../../../redis/dist/index.js"
 import { AuthorizationCode, TokenCache } from "../../../dist/index.js"
 
 const config = JSON.parse(process.argv[2])
 const program = Effect.gen(function* () {
-  const tokenCache = yield* TokenCache.file(config.path)
+  const tokenCache =
+    config.redisUrl === undefined
+      ? yield* TokenCache.file(config.path)
+      : yield* RedisTokenCache.make({ url: config.redisUrl, key: config.key })
   const provider = yield* AuthorizationCode.make({
     clientId: config.clientId,
     clientSecret: config.clientSecret,
@@ -29,5 +34,5 @@ const program = Effect.gen(function* () {
   }
   return { line: 4, calls, tokens, errors }
 })
-const result = await Effect.runPromise(program.pipe(Effect.provide(FetchHttpClient.layer)))
+const result = await Effect.runPromise(program.pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer)))
 console.log(JSON.stringify(result))
