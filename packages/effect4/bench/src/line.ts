@@ -77,7 +77,9 @@ export const effect4Line = async (target: Target, effectVersion: string): Promis
       const provider = await makeProvider()
       const token = await Effect.runPromise(provider.getAccessToken)
       const client = await Effect.runPromise(
-        ServiceClient.makeWith(provider, { apiUrl: target.apiUrl }).pipe(Effect.provideService(HttpClient.HttpClient, http))
+        ServiceClient.makeWith(provider, { apiUrl: target.apiUrl }).pipe(
+          Effect.provideService(HttpClient.HttpClient, http)
+        )
       )
       const raw = http.pipe(
         HttpClient.mapRequest((request) =>

@@ -54,7 +54,11 @@ const cachedPath = async (lines: ReadonlyArray<Line>): Promise<Omit<PartReport, 
   const [e3, e3Floor, e4, e4Floor] = measured as [Measured, Measured, Measured, Measured]
   const own = (line: Line, sdk: Measured, floor: Measured) =>
     figure(
-      { label: `${line.name}: getAccessToken, ${N.toLocaleString("en-US")} calls per runPromise`, value: sdk.nsPerOp, unit: "ns/call" },
+      {
+        label: `${line.name}: getAccessToken, ${N.toLocaleString("en-US")} calls per runPromise`,
+        value: sdk.nsPerOp,
+        unit: "ns/call"
+      },
       {
         baseline: { label: "its floor (Ref.get + Clock + compare)", value: floor.nsPerOp, unit: "ns/call" },
         ratio: ratioOf(sdk.rounds, floor.rounds),
@@ -143,7 +147,11 @@ const herd = async (
       const rounds = perLine[index]!
       figures.push(
         figure(
-          { label: `${line.name} ${label}: token requests (max of rounds)`, value: Math.max(...rounds.requests), unit: "requests" },
+          {
+            label: `${line.name} ${label}: token requests (max of rounds)`,
+            value: Math.max(...rounds.requests),
+            unit: "requests"
+          },
           { target: { on: "value", op: "==", limit: 1 } }
         ),
         figure(
@@ -224,7 +232,10 @@ const requestOverhead = async (lines: ReadonlyArray<Line>): Promise<Omit<PartRep
 const started = performance.now()
 const host = machine()
 const emulatorOptions = { tokenLatencyMs: TOKEN_LATENCY_MS, tokenLifetime: 3600, autoApprove: true }
-const versions = { effect3: effectVersion(join(root, "packages", "service-sdk")), effect4: effectVersion(join(root, "packages", "effect4", "service-sdk")) }
+const versions = {
+  effect3: effectVersion(join(root, "packages", "service-sdk")),
+  effect4: effectVersion(join(root, "packages", "effect4", "service-sdk"))
+}
 console.log(
   [
     `service-sdk benchmarks, the two Effect lines side by side (${quick ? "quick mode: a smoke test, not figures to quote" : "full run"})`,

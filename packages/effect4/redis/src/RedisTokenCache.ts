@@ -96,7 +96,9 @@ export const make = (
     )
     const { key } = checked
     if (typeof key !== "string" || key.trim() === "") {
-      return yield* new ConfigurationError({ message: "RedisTokenCache needs a key, e.g. service-sdk:token:<clientId>" })
+      return yield* new ConfigurationError({
+        message: "RedisTokenCache needs a key, e.g. service-sdk:token:<clientId>"
+      })
     }
     const { connection, lock } = yield* Shared.resolve("RedisTokenCache", checked)
     return Cache.make(connection, key, { ...lock, lockKey: lockKey(key) })

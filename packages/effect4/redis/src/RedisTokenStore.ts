@@ -61,7 +61,9 @@ export const make = (
     )
     const prefix = checked.prefix
     if (typeof prefix !== "string" || prefix === "") {
-      return yield* new ConfigurationError({ message: "RedisTokenStore needs a prefix for its keys, e.g. my-app:tokens:" })
+      return yield* new ConfigurationError({
+        message: "RedisTokenStore needs a prefix for its keys, e.g. my-app:tokens:"
+      })
     }
     const { connection, lock } = yield* Shared.resolve("RedisTokenStore", checked)
     return (userId: string): TokenCache.TokenCache => {

@@ -22,7 +22,10 @@ import { describeRedis, freePort } from "./support/redisServer.js"
 
 const uniqueKey = () => `test4:token:${randomUUID()}`
 
-const token = (fields: { expiresAt: number; refreshToken?: string; scope?: string }, accessToken = "at-secret-123456") =>
+const token = (
+  fields: { expiresAt: number; refreshToken?: string; scope?: string },
+  accessToken = "at-secret-123456"
+) =>
   new TokenInfo({
     accessToken: Redacted.make(accessToken),
     expiresAt: fields.expiresAt,
@@ -112,11 +115,17 @@ describeRedis("RedisTokenCache (Effect 4)", (server) => {
       const key = uniqueKey()
       const tokens = yield* cache({ key })
       // ours (an object with access_token) but invalid: none; anything else is a neighbour's (neighbours.test.ts)
-      for (const text of ['{"access_token": 1, "expires_at": 5}', '{"access_token": "x"}', '{"access_token": "", "expires_at": 5}']) {
+      for (const text of [
+        '{"access_token": 1, "expires_at": 5}',
+        '{"access_token": "x"}',
+        '{"access_token": "", "expires_at": 5}'
+      ]) {
         yield* fromPromise(() => admin().set(key, text))
         expect(Option.isNone(yield* tokens.get)).toBe(true)
       }
-      yield* fromPromise(() => admin().set(key, '{"access_token": "x", "expires_at": 5, "refresh_token": "", "scope": 3}'))
+      yield* fromPromise(() =>
+        admin().set(key, '{"access_token": "x", "expires_at": 5, "refresh_token": "", "scope": 3}')
+      )
       const read = Option.getOrThrow(yield* tokens.get)
       expect([read.expiresAt, read.refreshToken, read.scope]).toEqual([5, undefined, undefined])
     })
@@ -145,30 +154,34 @@ describeRedis("RedisTokenCache (Effect 4)", (server) => {
     })
   )
 
-  it.live("withLock: released when the body fails, and when the holder is interrupted; an interrupted waiter takes nothing", () =>
-    Effect.gen(function* () {
-      const key = uniqueKey()
-      const lockKey = RedisTokenCache.lockKey(key)
-      const holder = yield* cache({ key, lockWait: "1 second" })
-      expect(yield* Effect.flip(holder.withLock!(Effect.fail("boom" as const)))).toBe("boom")
-      expect(yield* fromPromise(() => admin().exists(lockKey))).toBe(0)
+  it.live(
+    "withLock: released when the body fails, and when the holder is interrupted; an interrupted waiter takes nothing",
+    () =>
+      Effect.gen(function* () {
+        const key = uniqueKey()
+        const lockKey = RedisTokenCache.lockKey(key)
+        const holder = yield* cache({ key, lockWait: "1 second" })
+        expect(yield* Effect.flip(holder.withLock!(Effect.fail("boom" as const)))).toBe("boom")
+        expect(yield* fromPromise(() => admin().exists(lockKey))).toBe(0)
 
-      const other = yield* cache({ key, pollInterval: "5 millis" })
-      const entered = yield* Deferred.make<void>()
-      const holding = yield* Effect.forkChild(holder.withLock!(Effect.andThen(Deferred.succeed(entered, undefined), Effect.never)))
-      yield* Deferred.await(entered)
-      expect(yield* fromPromise(() => admin().exists(lockKey))).toBe(1)
-      const ran = yield* Ref.make(false)
-      const waiter = yield* Effect.forkChild(other.withLock!(Ref.set(ran, true)))
-      yield* Effect.sleep("50 millis")
-      yield* Fiber.interrupt(waiter)
-      yield* Fiber.interrupt(holding)
-      expect(yield* fromPromise(() => admin().exists(lockKey))).toBe(0)
-      yield* Effect.sleep("50 millis")
-      expect(yield* Ref.get(ran)).toBe(false)
-      expect(yield* fromPromise(() => admin().exists(lockKey))).toBe(0)
-      expect(yield* other.withLock!(Effect.succeed("next"))).toBe("next")
-    })
+        const other = yield* cache({ key, pollInterval: "5 millis" })
+        const entered = yield* Deferred.make<void>()
+        const holding = yield* Effect.forkChild(
+          holder.withLock!(Effect.andThen(Deferred.succeed(entered, undefined), Effect.never))
+        )
+        yield* Deferred.await(entered)
+        expect(yield* fromPromise(() => admin().exists(lockKey))).toBe(1)
+        const ran = yield* Ref.make(false)
+        const waiter = yield* Effect.forkChild(other.withLock!(Ref.set(ran, true)))
+        yield* Effect.sleep("50 millis")
+        yield* Fiber.interrupt(waiter)
+        yield* Fiber.interrupt(holding)
+        expect(yield* fromPromise(() => admin().exists(lockKey))).toBe(0)
+        yield* Effect.sleep("50 millis")
+        expect(yield* Ref.get(ran)).toBe(false)
+        expect(yield* fromPromise(() => admin().exists(lockKey))).toBe(0)
+        expect(yield* other.withLock!(Effect.succeed("next"))).toBe("next")
+      })
   )
 
   it.live("withLock: waiting longer than lockWait is a TokenCacheError; another owner's lock is never deleted", () =>
@@ -258,38 +271,42 @@ describeRedis("RedisTokenCache (Effect 4)", (server) => {
     })
   )
 
-  it.live("a borrowed client: never ready is a TokenCacheError within commandTimeout; gone later fails every call, never showing the token", () =>
-    Effect.gen(function* () {
-      const port = yield* fromPromise(freePort)
-      const down = yield* Effect.acquireRelease(
-        Effect.sync(() => {
-          const redis = new Redis({ host: "127.0.0.1", port, lazyConnect: true })
-          redis.on("error", () => {})
-          return redis
-        }),
-        (redis) => Effect.sync(() => redis.disconnect())
-      )
-      const makeError = yield* Effect.flip(
-        Effect.scoped(RedisTokenCache.make({ client: down, key: uniqueKey(), commandTimeout: "300 millis" }))
-      )
-      expect(makeError).toBeInstanceOf(TokenCacheError)
-      expect(makeError.message).toMatch(/not ready/)
+  it.live(
+    "a borrowed client: never ready is a TokenCacheError within commandTimeout; gone later fails every call, never showing the token",
+    () =>
+      Effect.gen(function* () {
+        const port = yield* fromPromise(freePort)
+        const down = yield* Effect.acquireRelease(
+          Effect.sync(() => {
+            const redis = new Redis({ host: "127.0.0.1", port, lazyConnect: true })
+            redis.on("error", () => {})
+            return redis
+          }),
+          (redis) => Effect.sync(() => redis.disconnect())
+        )
+        const makeError = yield* Effect.flip(
+          Effect.scoped(RedisTokenCache.make({ client: down, key: uniqueKey(), commandTimeout: "300 millis" }))
+        )
+        expect(makeError).toBeInstanceOf(TokenCacheError)
+        expect(makeError.message).toMatch(/not ready/)
 
-      const client = new Redis({ host: "127.0.0.1", port: server().port, enableOfflineQueue: false })
-      client.on("error", () => {})
-      const tokens = yield* RedisTokenCache.make({ client, key: uniqueKey(), commandTimeout: "300 millis" })
-      client.disconnect()
-      const getError = yield* Effect.flip(tokens.get)
-      expect(getError).toBeInstanceOf(TokenCacheError)
-      expect(getError.message).toContain(`127.0.0.1:${server().port}`)
-      const setError = yield* Effect.flip(tokens.set(token({ expiresAt: nowSeconds() + 60, refreshToken: "rt-secret-abcdef" })))
-      expect(setError).toBeInstanceOf(TokenCacheError)
-      for (const text of [setError.message, String(setError), JSON.stringify(setError), String(setError.cause)]) {
-        expect(text).not.toContain("at-secret-123456")
-        expect(text).not.toContain("rt-secret-abcdef")
-      }
-      expect(yield* Effect.flip(tokens.withLock!(Effect.void))).toBeInstanceOf(TokenCacheError)
-    })
+        const client = new Redis({ host: "127.0.0.1", port: server().port, enableOfflineQueue: false })
+        client.on("error", () => {})
+        const tokens = yield* RedisTokenCache.make({ client, key: uniqueKey(), commandTimeout: "300 millis" })
+        client.disconnect()
+        const getError = yield* Effect.flip(tokens.get)
+        expect(getError).toBeInstanceOf(TokenCacheError)
+        expect(getError.message).toContain(`127.0.0.1:${server().port}`)
+        const setError = yield* Effect.flip(
+          tokens.set(token({ expiresAt: nowSeconds() + 60, refreshToken: "rt-secret-abcdef" }))
+        )
+        expect(setError).toBeInstanceOf(TokenCacheError)
+        for (const text of [setError.message, String(setError), JSON.stringify(setError), String(setError.cause)]) {
+          expect(text).not.toContain("at-secret-123456")
+          expect(text).not.toContain("rt-secret-abcdef")
+        }
+        expect(yield* Effect.flip(tokens.withLock!(Effect.void))).toBeInstanceOf(TokenCacheError)
+      })
   )
 
   it.live(
@@ -309,7 +326,13 @@ describeRedis("RedisTokenCache (Effect 4)", (server) => {
         expect(yield* fromPromise(() => admin().exists(lockKey))).toBe(1)
         const cutFor = Date.now()
         proxy.restore()
-        yield* eventually(Effect.map(fromPromise(() => admin().exists(lockKey)), (n) => n === 0), 4000)
+        yield* eventually(
+          Effect.map(
+            fromPromise(() => admin().exists(lockKey)),
+            (n) => n === 0
+          ),
+          4000
+        )
         expect(Date.now() - cutFor).toBeLessThan(4000)
         expect(yield* tokens.withLock!(Effect.succeed("next"))).toBe("next")
       }),
@@ -348,27 +371,31 @@ describeRedis("RedisTokenCache (Effect 4)", (server) => {
     20_000
   )
 
-  it.live("a Redis error reply (wrong password) is a TokenCacheError without the password; an owned connection closes with its scope", () =>
-    Effect.gen(function* () {
-      const user = `user-${randomUUID().slice(0, 8)}`
-      yield* fromPromise(() => admin().call("ACL", "SETUSER", user, "on", ">right-pa55", "~*", "+@all"))
-      const error = yield* Effect.flip(
-        Effect.scoped(RedisTokenCache.make({ url: `redis://${user}:wrong-pa55@127.0.0.1:${server().port}`, key: uniqueKey() }))
-      )
-      expect(error).toBeInstanceOf(TokenCacheError)
-      expect(error.message).toMatch(/WRONGPASS|invalid username-password/)
-      expect(JSON.stringify(error) + error.message + String(error.cause)).not.toContain("wrong-pa55")
-
-      const key = uniqueKey()
-      const tokens = yield* Effect.scoped(
-        Effect.tap(
-          RedisTokenCache.make({ url: `redis://${user}:right-pa55@127.0.0.1:${server().port}`, key }),
-          (tokens) => tokens.set(token({ expiresAt: nowSeconds() + 60 }))
+  it.live(
+    "a Redis error reply (wrong password) is a TokenCacheError without the password; an owned connection closes with its scope",
+    () =>
+      Effect.gen(function* () {
+        const user = `user-${randomUUID().slice(0, 8)}`
+        yield* fromPromise(() => admin().call("ACL", "SETUSER", user, "on", ">right-pa55", "~*", "+@all"))
+        const error = yield* Effect.flip(
+          Effect.scoped(
+            RedisTokenCache.make({ url: `redis://${user}:wrong-pa55@127.0.0.1:${server().port}`, key: uniqueKey() })
+          )
         )
-      )
-      expect(yield* fromPromise(() => admin().exists(key))).toBe(1)
-      expect(Exit.isFailure(yield* Effect.exit(tokens.get))).toBe(true)
-    })
+        expect(error).toBeInstanceOf(TokenCacheError)
+        expect(error.message).toMatch(/WRONGPASS|invalid username-password/)
+        expect(JSON.stringify(error) + error.message + String(error.cause)).not.toContain("wrong-pa55")
+
+        const key = uniqueKey()
+        const tokens = yield* Effect.scoped(
+          Effect.tap(
+            RedisTokenCache.make({ url: `redis://${user}:right-pa55@127.0.0.1:${server().port}`, key }),
+            (tokens) => tokens.set(token({ expiresAt: nowSeconds() + 60 }))
+          )
+        )
+        expect(yield* fromPromise(() => admin().exists(key))).toBe(1)
+        expect(Exit.isFailure(yield* Effect.exit(tokens.get))).toBe(true)
+      })
   )
 
   it.live("a borrowed client stays open after the scope; an owned connection is closed with it", () =>
@@ -382,7 +409,13 @@ describeRedis("RedisTokenCache (Effect 4)", (server) => {
         (redis) => fromPromise(() => redis.quit())
       )
       const key = uniqueKey()
-      const connections = () => fromPromise(async () => String(await admin().client("LIST")).trim().split("\n").length)
+      const connections = () =>
+        fromPromise(
+          async () =>
+            String(await admin().client("LIST"))
+              .trim()
+              .split("\n").length
+        )
       const before = yield* connections()
       const scope = yield* Scope.make()
       const borrowed = yield* Scope.provide(scope)(RedisTokenCache.make({ client, key }))
@@ -421,31 +454,31 @@ describeRedis("RedisTokenCache (Effect 4)", (server) => {
     })
   )
 
-  it.live("layer provides the cache; connect gives a Promise-friendly cache with close(), failures reject with the SDK's error", () =>
-    Effect.gen(function* () {
-      const key = uniqueKey()
-      yield* Effect.gen(function* () {
-        const shared = yield* RedisTokenCache.RedisTokenCache
-        yield* shared.set(token({ expiresAt: nowSeconds() + 60 }))
-      }).pipe(
-        Effect.provide(RedisTokenCache.layer({ url: server().url, key }))
-      )
-      expect(yield* fromPromise(() => admin().exists(key))).toBe(1)
+  it.live(
+    "layer provides the cache; connect gives a Promise-friendly cache with close(), failures reject with the SDK's error",
+    () =>
+      Effect.gen(function* () {
+        const key = uniqueKey()
+        yield* Effect.gen(function* () {
+          const shared = yield* RedisTokenCache.RedisTokenCache
+          yield* shared.set(token({ expiresAt: nowSeconds() + 60 }))
+        }).pipe(Effect.provide(RedisTokenCache.layer({ url: server().url, key })))
+        expect(yield* fromPromise(() => admin().exists(key))).toBe(1)
 
-      const tokens = yield* fromPromise(() => RedisTokenCache.connect({ url: server().url, key }))
-      expect(Option.isSome(yield* tokens.get)).toBe(true)
-      yield* fromPromise(() => tokens.close())
-      yield* fromPromise(() => tokens[Symbol.asyncDispose]())
-      expect(Exit.isFailure(yield* Effect.exit(tokens.get))).toBe(true)
+        const tokens = yield* fromPromise(() => RedisTokenCache.connect({ url: server().url, key }))
+        expect(Option.isSome(yield* tokens.get)).toBe(true)
+        yield* fromPromise(() => tokens.close())
+        yield* fromPromise(() => tokens[Symbol.asyncDispose]())
+        expect(Exit.isFailure(yield* Effect.exit(tokens.get))).toBe(true)
 
-      const port = yield* fromPromise(freePort)
-      const rejected = yield* fromPromise(() =>
-        RedisTokenCache.connect({ url: `redis://127.0.0.1:${port}`, key }).then(
-          () => undefined,
-          (error: unknown) => error
+        const port = yield* fromPromise(freePort)
+        const rejected = yield* fromPromise(() =>
+          RedisTokenCache.connect({ url: `redis://127.0.0.1:${port}`, key }).then(
+            () => undefined,
+            (error: unknown) => error
+          )
         )
-      )
-      expect(rejected).toBeInstanceOf(TokenCacheError)
-    })
+        expect(rejected).toBeInstanceOf(TokenCacheError)
+      })
   )
 })

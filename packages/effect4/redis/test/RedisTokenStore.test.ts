@@ -22,12 +22,16 @@ const staleToken = (userId: string) =>
     expiresAt: 0
   })
 
-it.prop("encoded user ids: distinct ids get distinct keys, none with ':' or '/'", [Schema.String, Schema.String], ([a, b]) => {
-  const [ka, kb] = [RedisTokenStore.userKey("p:", a), RedisTokenStore.userKey("p:", b)]
-  expect(ka.slice(2)).not.toMatch(/[:/]/)
-  expect(ka === kb).toBe(a === b)
-  expect(ka).not.toBe(`${kb}:lock`)
-})
+it.prop(
+  "encoded user ids: distinct ids get distinct keys, none with ':' or '/'",
+  [Schema.String, Schema.String],
+  ([a, b]) => {
+    const [ka, kb] = [RedisTokenStore.userKey("p:", a), RedisTokenStore.userKey("p:", b)]
+    expect(ka.slice(2)).not.toMatch(/[:/]/)
+    expect(ka === kb).toBe(a === b)
+    expect(ka).not.toBe(`${kb}:lock`)
+  }
+)
 
 it.effect("the keys are the Effect 3 line's: a user id is encoded the same way", () =>
   Effect.sync(() => {
@@ -101,23 +105,25 @@ describeRedis("RedisTokenStore (Effect 4)", (server) => {
     20_000
   )
 
-  it.live("connect (plain code): a store with close(); Redis unreachable rejects with TokenCacheError naming no secret", () =>
-    Effect.promise(async () => {
-      const prefix = `test4:users:${randomUUID()}:`
-      const store = await RedisTokenStore.connect({ url: server().url, prefix })
-      await Effect.runPromise(store("carol").set(staleToken("carol")))
-      expect(await server().admin.exists(RedisTokenStore.userKey(prefix, "carol"))).toBe(1)
-      await store.close()
-      const closed = await Effect.runPromise(Effect.flip(store("carol").get))
-      expect(closed._tag).toBe("TokenCacheError")
+  it.live(
+    "connect (plain code): a store with close(); Redis unreachable rejects with TokenCacheError naming no secret",
+    () =>
+      Effect.promise(async () => {
+        const prefix = `test4:users:${randomUUID()}:`
+        const store = await RedisTokenStore.connect({ url: server().url, prefix })
+        await Effect.runPromise(store("carol").set(staleToken("carol")))
+        expect(await server().admin.exists(RedisTokenStore.userKey(prefix, "carol"))).toBe(1)
+        await store.close()
+        const closed = await Effect.runPromise(Effect.flip(store("carol").get))
+        expect(closed._tag).toBe("TokenCacheError")
 
-      const error = await RedisTokenStore.connect({
-        url: "redis://:hunter2-secret@127.0.0.1:1",
-        prefix: "p:",
-        commandTimeout: "500 millis"
-      }).catch((e: unknown) => e)
-      expect((error as { _tag?: string })._tag).toBe("TokenCacheError")
-      expect(String((error as Error).message)).not.toContain("hunter2-secret")
-    })
+        const error = await RedisTokenStore.connect({
+          url: "redis://:hunter2-secret@127.0.0.1:1",
+          prefix: "p:",
+          commandTimeout: "500 millis"
+        }).catch((e: unknown) => e)
+        expect((error as { _tag?: string })._tag).toBe("TokenCacheError")
+        expect(String((error as Error).message)).not.toContain("hunter2-secret")
+      })
   )
 })

@@ -21,7 +21,8 @@ const token = (accessToken: string, refreshToken?: string) =>
   })
 const stored = (accessToken: string, refreshToken?: string) =>
   JSON.stringify({ access_token: accessToken, expires_at: Date.now() / 1000 + 3600, refresh_token: refreshToken })
-const accessOf = (text: string | null) => (text === null ? null : (JSON.parse(text) as { access_token: string }).access_token)
+const accessOf = (text: string | null) =>
+  text === null ? null : (JSON.parse(text) as { access_token: string }).access_token
 
 describeRedis("RedisTokenCache compare-and-set (Effect 4)", (server) => {
   const admin = () => server().admin
@@ -45,7 +46,10 @@ describeRedis("RedisTokenCache compare-and-set (Effect 4)", (server) => {
       // changed only by the rejected-refresh mark, the expiry and the key order: written
       const newer = Option.getOrThrow(yield* tokens.get)
       yield* Effect.promise(() =>
-        admin().set(key, JSON.stringify({ refresh_rejected: true, refresh_token: "rt-2", expires_at: 1, access_token: "newer" }))
+        admin().set(
+          key,
+          JSON.stringify({ refresh_rejected: true, refresh_token: "rt-2", expires_at: 1, access_token: "newer" })
+        )
       )
       const renewed = token("renewed", "rt-3")
       expect(yield* cas(Option.some(newer), renewed)).toBe(true)
@@ -54,7 +58,9 @@ describeRedis("RedisTokenCache compare-and-set (Effect 4)", (server) => {
 
       // same access token, another refresh token: a change
       const current = Option.getOrThrow(yield* tokens.get)
-      expect(yield* cas(Option.some(new TokenInfo({ ...current, refreshToken: Redacted.make("rt-z") })), token("x"))).toBe(false)
+      expect(
+        yield* cas(Option.some(new TokenInfo({ ...current, refreshToken: Redacted.make("rt-z") })), token("x"))
+      ).toBe(false)
 
       // gone (a sign-out, a FLUSHALL): a token is not expected there any more; none is
       yield* Effect.promise(() => admin().del(key))

@@ -44,7 +44,9 @@ describeRedis("a fleet sharing one RedisTokenCache (Effect 4)", (server) => {
           Effect.forEach(
             providers,
             (provider) =>
-              Effect.forEach(Array.from({ length: CALLERS }), () => provider.getAccessToken, { concurrency: "unbounded" }),
+              Effect.forEach(Array.from({ length: CALLERS }), () => provider.getAccessToken, {
+                concurrency: "unbounded"
+              }),
             { concurrency: "unbounded" }
           ),
           (tokens) => new Set(tokens.flat().map(Redacted.value))
@@ -93,7 +95,11 @@ describeRedis("a fleet sharing one RedisTokenCache (Effect 4)", (server) => {
       )
       const cache = yield* RedisTokenCache.make({ url: server().url, key })
       yield* cache.set(
-        new TokenInfo({ accessToken: Redacted.make("expired-at"), refreshToken: Redacted.make("rt-revoked"), expiresAt: 0 })
+        new TokenInfo({
+          accessToken: Redacted.make("expired-at"),
+          refreshToken: Redacted.make("rt-revoked"),
+          expiresAt: 0
+        })
       )
       const mock = yield* MockHttpClient
       const first = yield* Effect.flip(providers[0]!.getAccessToken)
@@ -114,7 +120,9 @@ describeRedis("a fleet sharing one RedisTokenCache (Effect 4)", (server) => {
       yield* cache.set(
         new TokenInfo({ accessToken: Redacted.make("old-at"), refreshToken: Redacted.make("rt-new"), expiresAt: 0 })
       )
-      const tokens = yield* Effect.forEach(providers, (provider) => provider.getAccessToken, { concurrency: "unbounded" })
+      const tokens = yield* Effect.forEach(providers, (provider) => provider.getAccessToken, {
+        concurrency: "unbounded"
+      })
       expect(new Set(tokens.map(Redacted.value))).toEqual(new Set(["renewed-from-rt-new"]))
       expect((yield* mock.requests).map((r) => r.form.get("refresh_token"))).toEqual(["rt-revoked", "rt-new"])
     }).pipe(

@@ -70,7 +70,9 @@ describeRedis("mixed fleet on one Redis (Effect 3 and Effect 4 processes)", (ser
     await emulator?.stop()
   })
 
-  it("one refresh per user per expiry, no invalid_grant, every user's tokens their own", { timeout: 180_000 }, async () => {
+  it("one refresh per user per expiry, no invalid_grant, every user's tokens their own", {
+    timeout: 180_000
+  }, async () => {
     const running = emulator!
     const prefix = `test4:mixed:${randomUUID()}:`
     const users = ["mixed-alice", "mixed-bob"]
@@ -104,10 +106,17 @@ describeRedis("mixed fleet on one Redis (Effect 3 and Effect 4 processes)", (ser
       durationMs,
       pauseMs: 40
     }
-    const reports = await Promise.all([runWorker(3, config), runWorker(4, config), runWorker(3, config), runWorker(4, config)])
+    const reports = await Promise.all([
+      runWorker(3, config),
+      runWorker(4, config),
+      runWorker(3, config),
+      runWorker(4, config)
+    ])
     const after = await running.stats()
     const refreshes = (after.tokenRequests.refresh_token ?? 0) - (before.tokenRequests.refresh_token ?? 0)
-    const served = Object.fromEntries(users.map((user) => [user, new Set(reports.flatMap((r) => r.tokens[user] ?? []))]))
+    const served = Object.fromEntries(
+      users.map((user) => [user, new Set(reports.flatMap((r) => r.tokens[user] ?? []))])
+    )
     console.info(
       `mixed fleet (Redis): ${refreshes} refreshes for ${users.length} users in ${durationMs / 1000} s, ` +
         `tokens served: ${users.map((u) => served[u]!.size).join("+")}, ` +

@@ -45,32 +45,34 @@ describeRedis("Redis neighbours (Effect 4)", (server) => {
   }
 
   for (const neighbour of NEIGHBOURS) {
-    it.live(`a lock key or an entry key holding ${neighbour.kind}: a TokenCacheError at once, the value left alone`, () =>
-      Effect.gen(function* () {
-        const key = uniqueKey()
-        const lockKey = RedisTokenCache.lockKey(key)
-        yield* call(neighbour.plant[0], lockKey, ...neighbour.plant.slice(1))
-        yield* call(neighbour.plant[0], key, ...neighbour.plant.slice(1))
-        const lockBefore = yield* snapshot(lockKey, neighbour)
-        const entryBefore = yield* snapshot(key, neighbour)
-        expect(lockBefore.ttl).toBe(-1)
-        const tokens = yield* RedisTokenCache.make({ url: server().url, key, lockWait: "20 seconds" })
-        const ran = yield* Ref.make(false)
-        const started = Date.now()
-        const error = yield* Effect.flip(tokens.withLock!(Ref.set(ran, true)))
-        expect(Date.now() - started).toBeLessThan(10_000)
-        expectNamed(error, lockKey)
-        expect(yield* Ref.get(ran)).toBe(false)
+    it.live(
+      `a lock key or an entry key holding ${neighbour.kind}: a TokenCacheError at once, the value left alone`,
+      () =>
+        Effect.gen(function* () {
+          const key = uniqueKey()
+          const lockKey = RedisTokenCache.lockKey(key)
+          yield* call(neighbour.plant[0], lockKey, ...neighbour.plant.slice(1))
+          yield* call(neighbour.plant[0], key, ...neighbour.plant.slice(1))
+          const lockBefore = yield* snapshot(lockKey, neighbour)
+          const entryBefore = yield* snapshot(key, neighbour)
+          expect(lockBefore.ttl).toBe(-1)
+          const tokens = yield* RedisTokenCache.make({ url: server().url, key, lockWait: "20 seconds" })
+          const ran = yield* Ref.make(false)
+          const started = Date.now()
+          const error = yield* Effect.flip(tokens.withLock!(Ref.set(ran, true)))
+          expect(Date.now() - started).toBeLessThan(10_000)
+          expectNamed(error, lockKey)
+          expect(yield* Ref.get(ran)).toBe(false)
 
-        expectNamed(yield* Effect.flip(tokens.get), key)
-        expectNamed(yield* Effect.flip(tokens.set(token("mine", "rt-mine"))), key)
-        expectNamed(yield* Effect.flip(tokens.set(token("mine-without-refresh"))), key)
-        expectNamed(yield* Effect.flip(tokens.compareAndSet!(Option.none(), token("mine", "rt-mine"))), key)
-        expectNamed(yield* Effect.flip(tokens.clear!), key)
-        yield* Effect.sleep("300 millis")
-        expect(yield* snapshot(lockKey, neighbour)).toEqual(lockBefore)
-        expect(yield* snapshot(key, neighbour)).toEqual(entryBefore)
-      })
+          expectNamed(yield* Effect.flip(tokens.get), key)
+          expectNamed(yield* Effect.flip(tokens.set(token("mine", "rt-mine"))), key)
+          expectNamed(yield* Effect.flip(tokens.set(token("mine-without-refresh"))), key)
+          expectNamed(yield* Effect.flip(tokens.compareAndSet!(Option.none(), token("mine", "rt-mine"))), key)
+          expectNamed(yield* Effect.flip(tokens.clear!), key)
+          yield* Effect.sleep("300 millis")
+          expect(yield* snapshot(lockKey, neighbour)).toEqual(lockBefore)
+          expect(yield* snapshot(key, neighbour)).toEqual(entryBefore)
+        })
     )
   }
 
@@ -92,7 +94,9 @@ describeRedis("Redis neighbours (Effect 4)", (server) => {
       expect((yield* (yield* MockHttpClient).requests).length).toBe(0)
     }).pipe(
       Effect.provide(
-        MockHttpClient.layer(() => MockHttpClient.json({ access_token: "fresh", token_type: "Bearer", expires_in: 3600 }))
+        MockHttpClient.layer(() =>
+          MockHttpClient.json({ access_token: "fresh", token_type: "Bearer", expires_in: 3600 })
+        )
       )
     )
   )

@@ -109,7 +109,9 @@ const makeConnection = (
         duration: timeout,
         orElse: () =>
           Effect.fail(
-            new TokenCacheError({ message: `Redis ${what} on ${address} got no reply within ${Duration.format(timeout)}` })
+            new TokenCacheError({
+              message: `Redis ${what} on ${address} got no reply within ${Duration.format(timeout)}`
+            })
           )
       })
     )

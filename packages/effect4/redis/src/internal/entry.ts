@@ -47,7 +47,10 @@ export const decode = (text: string): Option.Option<TokenInfo> => {
 }
 
 const ttlOf = (token: TokenInfo, now: number) =>
-  entryTtlMillis({ expires_at: token.expiresAt, ...(token.refreshToken === undefined ? {} : { refresh_token: "" }) }, now)
+  entryTtlMillis(
+    { expires_at: token.expiresAt, ...(token.refreshToken === undefined ? {} : { refresh_token: "" }) },
+    now
+  )
 
 const neighbour = (connection: Connection, key: string, kind: unknown) =>
   new TokenCacheError({ message: neighbourMessage(connection.address, key, String(kind), "token entry") })

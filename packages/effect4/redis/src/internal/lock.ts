@@ -61,9 +61,7 @@ export const make = (connection: Connection, options: LockOptions) => {
     const deadline = (yield* Clock.currentTimeMillis) + ttlMillis
     let warned = false
     while (true) {
-      const deleted = yield* Effect.result(
-        connection.script(`DEL ${lockKey}`, "serviceSdkLockRelease", lockKey, owner)
-      )
+      const deleted = yield* Effect.result(connection.script(`DEL ${lockKey}`, "serviceSdkLockRelease", lockKey, owner))
       if (Result.isSuccess(deleted)) {
         if (warned) yield* Effect.logInfo(`the token lock "${lockKey}" ${why} was released on a later try`)
         return
@@ -148,7 +146,8 @@ export const make = (connection: Connection, options: LockOptions) => {
   return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | TokenCacheError, R> =>
     Effect.acquireUseRelease(
       acquire,
-      (owner) => Effect.flatMap(Effect.forkChild(heartbeat(owner)), (beat) => Effect.ensuring(self, Fiber.interrupt(beat))),
+      (owner) =>
+        Effect.flatMap(Effect.forkChild(heartbeat(owner)), (beat) => Effect.ensuring(self, Fiber.interrupt(beat))),
       releaseSoon
     )
 }

@@ -66,9 +66,14 @@ export const duration = (
   Effect.suspend(() => {
     if (value === undefined) return Effect.succeed(fallback)
     const invalid = (why: string) =>
-      Effect.fail(new ConfigurationError({ message: `${name} option ${option} must be ${why}, got ${describeValue(value)}` }))
+      Effect.fail(
+        new ConfigurationError({ message: `${name} option ${option} must be ${why}, got ${describeValue(value)}` })
+      )
     const range = `a duration from 1 ms to ${MAX_MILLIS} ms (about 24.8 days)`
-    if (negativeOrNaN(value) || (typeof value === "object" && value !== null && !Array.isArray(value) && !Duration.isDuration(value))) {
+    if (
+      negativeOrNaN(value) ||
+      (typeof value === "object" && value !== null && !Array.isArray(value) && !Duration.isDuration(value))
+    ) {
       return invalid(range)
     }
     let decoded: Option.Option<Duration.Duration>
@@ -98,7 +103,9 @@ export const object = <A extends object>(name: string, options: unknown, example
   typeof options === "object" && options !== null && !Array.isArray(options)
     ? Effect.succeed(options as A)
     : Effect.fail(
-        new ConfigurationError({ message: `${name} needs an options object, e.g. ${example}, got ${describeValue(options)}` })
+        new ConfigurationError({
+          message: `${name} needs an options object, e.g. ${example}, got ${describeValue(options)}`
+        })
       )
 
 export interface Resolved {

@@ -8,7 +8,6 @@ import { SCRIPTS, type ScriptName } from "./shared/redisProtocol.js"
 
 export type { ScriptName }
 
-
 /** A client with the scripts defined: ioredis' `Redis` or `Cluster` (the cache sends nothing but its scripts). */
 export type Commands = Redis | Cluster
 
