@@ -9,8 +9,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
-import { type Cluster, Redis } from "ioredis"
+import type { Cluster, Redis } from "ioredis"
 import { ConfigurationError, TokenCacheError } from "service-sdk"
+import * as Peer from "./peer.js"
+import * as Server from "./server.js"
 import {
   type Commands,
   defineScripts,
@@ -34,7 +36,24 @@ export interface Connection {
     key: string,
     ...args: ReadonlyArray<string | number>
   ) => Effect.Effect<unknown, TokenCacheError>
+  /** What the connection has seen of its servers (see {@link Health}). */
+  readonly health: Health
+  /** The scope the connection lives in: background work of the cache (a write kept until confirmed) runs there. */
+  readonly scope: Scope.Scope
 }
+
+/**
+ * What the connection has seen: whether a server it wrote to had replicas (then a failover may lose acknowledged
+ * writes), and when Redis was last away (a failed command, a closed connection): epoch ms, 0 for never.
+ */
+export interface Health {
+  replicated: boolean
+  awayAt: number
+}
+
+/** Redis' absences are in real time, whatever clock the caller's effects have: other processes see them. */
+export const liveClock = Clock.Clock.defaultValue()
+export const liveMillis = (): number => liveClock.currentTimeMillisUnsafe()
 
 export const DEFAULT_URL = "redis://127.0.0.1:6379"
 
@@ -66,7 +85,9 @@ const makeConnection = (
   client: Redis | Cluster,
   address: string,
   timeout: Duration.Duration,
-  secrets: ReadonlyArray<string>
+  secrets: ReadonlyArray<string>,
+  health: Health,
+  scope: Scope.Scope
 ): Connection => {
   const commands = client as unknown as Commands
   const timeoutMillis = Duration.toMillis(timeout)
@@ -93,6 +114,7 @@ const makeConnection = (
         const cause = result.failure
         const elapsed = (yield* Clock.currentTimeMillis) - start
         const transient = isTransient(cause)
+        if (transient) health.awayAt = liveMillis()
         const waitedOut = elapsed + pause >= timeoutMillis
         if (client.status === "end" || !transient || away || waitedOut) {
           if (transient && waitedOut) away = true
@@ -119,9 +141,42 @@ const makeConnection = (
   return {
     address,
     run,
-    script: (what, name, key, ...args) => run(what, (redis) => script(redis, name, key, ...args))
+    script: (what, name, key, ...args) => run(what, (redis) => script(redis, name, key, ...args)),
+    health,
+    scope
   }
 }
+
+/**
+ * Marks Redis away whenever the client loses its connection (a failover, a restart), even while the cache sends
+ * nothing; the listener goes with the scope (a borrowed client outlives the cache).
+ */
+const watchConnection = (client: Redis | Cluster, health: Health) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const away = () => {
+        health.awayAt = liveMillis()
+      }
+      client.on("close", away)
+      return away
+    }),
+    (away) => Effect.sync(() => client.off("close", away))
+  )
+
+/** The connection over a client that is ready: watched, inspected (replicas, eviction policy). */
+const connected = (
+  client: Redis | Cluster,
+  address: string,
+  timeout: Duration.Duration,
+  secrets: ReadonlyArray<string>
+) =>
+  Effect.gen(function* () {
+    const health: Health = { replicated: false, awayAt: 0 }
+    yield* watchConnection(client, health)
+    const connection = makeConnection(client, address, timeout, secrets, health, yield* Effect.scope)
+    yield* Server.inspect(client, connection)
+    return connection
+  })
 
 /**
  * Waits until a client is `ready` (connecting a lazy one), for at most `timeout`: a client that cannot connect is a
@@ -181,16 +236,19 @@ const awaitReady = (
 export const borrow = (
   client: Redis | Cluster,
   timeout: Duration.Duration
-): Effect.Effect<Connection, TokenCacheError | ConfigurationError> =>
-  Effect.suspend(() => {
+): Effect.Effect<Connection, TokenCacheError | ConfigurationError, Scope.Scope> =>
+  Effect.gen(function* () {
     const address = describeClient(client)
     defineScripts(client)
-    return Effect.as(awaitReady(client, address, timeout), makeConnection(client, address, timeout, []))
+    yield* awaitReady(client, address, timeout)
+    return yield* connected(client, address, timeout, [])
   })
 
 /**
  * A connection of our own to `url`, connected before it is returned (so a wrong address fails here) and closed
- * with the scope. It fails commands fast while Redis is away instead of queueing them for long.
+ * with the scope. It fails commands fast while Redis is away instead of queueing them for long. A TLS mismatch
+ * (`rediss://` to a plain server, `redis://` to a TLS one) is a ConfigurationError that says so, found out as soon
+ * as the first try fails or stalls; a missing `ioredis` is a ConfigurationError that says to install it.
  */
 export const open = (
   url: string,
@@ -200,27 +258,31 @@ export const open = (
     const { address, password } = yield* parseUrl(url)
     const secrets = password === "" ? [] : [password]
     const millis = Math.max(1, Math.round(Duration.toMillis(timeout)))
+    const ioredis = yield* Peer.ioredis
     let lastError: unknown
     const client = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const redis = new Redis(url, {
-          lazyConnect: true,
-          connectTimeout: millis,
-          // ioredis' own bound on each reply; commands fail at once while Redis is away (no offline queue), a command
-          // in flight at a disconnection fails at once (`run` tries it again) and is never sent again by ioredis
-          // after it (it could take a lock nobody holds)
-          commandTimeout: millis,
-          enableOfflineQueue: false,
-          autoResendUnfulfilledCommands: false,
-          maxRetriesPerRequest: 0,
-          retryStrategy: (times) => Math.min(100 * times, 2000)
-        })
-        defineScripts(redis)
-        // The failing command reports the error; without a listener ioredis would print every reconnect failure.
-        redis.on("error", (error) => {
-          lastError = error
-        })
-        return redis
+      Effect.try({
+        try: () => {
+          const redis = new ioredis.Redis(url, {
+            lazyConnect: true,
+            connectTimeout: millis,
+            // ioredis' own bound on each reply; commands fail at once while Redis is away (no offline queue), a command
+            // in flight at a disconnection fails at once (`run` tries it again) and is never sent again by ioredis
+            // after it (it could take a lock nobody holds)
+            commandTimeout: millis,
+            enableOfflineQueue: false,
+            autoResendUnfulfilledCommands: false,
+            maxRetriesPerRequest: 0,
+            retryStrategy: (times) => Math.min(100 * times, 2000)
+          })
+          defineScripts(redis)
+          // The failing command reports the error; without a listener ioredis would print every reconnect failure.
+          redis.on("error", (error) => {
+            lastError = error
+          })
+          return redis
+        },
+        catch: Peer.missing
       }),
       // QUIT lets pending replies arrive; it is abandoned after a second, and a connection that is not ready is
       // just dropped.
@@ -229,22 +291,31 @@ export const open = (
           Effect.promise(() => (redis.status === "ready" ? redis.quit().catch(() => "OK") : Promise.resolve("OK")))
         ).pipe(Effect.timeout("1 second"), Effect.ignore, Effect.ensuring(Effect.sync(() => redis.disconnect())))
     )
-    yield* Effect.interruptible(Effect.tryPromise({ try: () => client.connect(), catch: (u) => u })).pipe(
+    const connecting = Effect.interruptible(Effect.tryPromise({ try: () => client.connect(), catch: (u) => u }))
+    yield* Effect.raceFirst(
+      connecting,
+      // `rediss://` to a plain server: ioredis would wait for the handshake until the timeout
+      Effect.flatMap(Server.plainServer(url, address), Effect.fail)
+    ).pipe(
       Effect.timeoutOrElse({
         duration: timeout,
         orElse: () => Effect.fail(new Error(`no connection within ${Duration.format(timeout)}`))
       }),
-      Effect.catch((cause) => {
-        // ioredis rejects `connect()` with "Connection is closed."; the 'error' event has the reason.
-        const reason = lastError ?? cause
-        client.disconnect()
-        return Effect.fail(
-          new TokenCacheError({
+      Effect.catch((cause) =>
+        Effect.gen(function* () {
+          client.disconnect()
+          if (cause instanceof ConfigurationError) return yield* cause
+          // `redis://` to a TLS server: it closes the connection, which looks like any failure to connect
+          const mismatch = yield* Server.tlsServer(url, address)
+          if (mismatch !== undefined) return yield* mismatch
+          // ioredis rejects `connect()` with "Connection is closed."; the 'error' event has the reason.
+          const reason = lastError ?? cause
+          return yield* new TokenCacheError({
             message: `cannot connect to Redis at ${address}: ${describeFailure(reason, secrets)}`,
             cause: safeCause(reason, secrets)
           })
-        )
-      })
+        })
+      )
     )
-    return makeConnection(client, address, timeout, secrets)
+    return yield* connected(client, address, timeout, secrets)
   })

@@ -9,6 +9,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { TokenCacheError, TokenInfo } from "service-sdk"
 import type { Connection } from "./connection.js"
+import * as Durable from "./durable.js"
 import { parseTokenJson, stringifyTokenJson, type TokenJson } from "./shared/tokenJson.js"
 import { entryTtlMillis } from "./shared/redisProtocol.js"
 import { neighbourMessage } from "./wire.js"
@@ -84,11 +85,16 @@ const writeWith = (
 ): Effect.Effect<boolean, TokenCacheError> =>
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
-    const reply = yield* connection.script(what, name, key, ...args(encode(token), ttlOf(token, now) ?? 0))
+    const text = encode(token)
+    const ttl = ttlOf(token, now) ?? 0
+    const reply = yield* connection.script(what, name, key, ...args(text, ttl))
     if (!Array.isArray(reply)) return yield* unexpected(connection, what, reply)
-    const status: unknown = reply[0]
+    const [status, replicas] = reply as [unknown, unknown]
     if (typeof status === "string") return yield* neighbour(connection, key, status)
-    return status === 1
+    if (status !== 1) return false
+    // with replicas: confirmed by one, or kept until one has it (a failover must not lose a rotated refresh token)
+    yield* Durable.confirm(connection, key, text, ttl, Number(replicas) || 0)
+    return true
   })
 
 /** Writes the entry under `key` (a sign-in; the previous entry's expiry goes with it), unless another app's value is there. */

@@ -15,7 +15,7 @@ import * as Fiber from "effect/Fiber"
 import * as Random from "effect/Random"
 import * as Result from "effect/Result"
 import { TokenCacheError } from "service-sdk"
-import type { Connection } from "./connection.js"
+import { type Connection, liveClock, liveMillis } from "./connection.js"
 import { heartbeatInterval } from "./shared/redisProtocol.js"
 import { neighbourMessage } from "./wire.js"
 
@@ -28,6 +28,13 @@ export interface LockOptions {
   /** The pause between two tries, jittered to 50–150 %. */
   readonly pollInterval: Duration.Duration
 }
+
+/**
+ * How long after Redis was away (a failover) a holder waits before it runs, when the servers have replicas: a
+ * failover may have lost writes no replica confirmed, and the processes that made them write them again within this
+ * (`durable.ts`), before anyone renews from the older entry.
+ */
+export const FAILOVER_SETTLE_MILLIS = 2000
 
 /** How long a holder waits for its lock's release before going on (the release itself continues). */
 const RELEASE_WAIT = Duration.millis(100)
@@ -142,12 +149,25 @@ export const make = (connection: Connection, options: LockOptions) => {
     }
   })
 
+  /** Just after Redis was away, with replicas: the moment the kept writes of other processes need to land. */
+  const settle = Effect.suspend(() => {
+    const { awayAt, replicated } = connection.health
+    const left = replicated ? awayAt + FAILOVER_SETTLE_MILLIS - liveMillis() : 0
+    if (left <= 0) return Effect.void
+    return Effect.andThen(
+      Effect.logDebug(`Redis was away (a failover?): waiting ${Math.ceil(left)} ms for lost writes to be restored`),
+      Effect.provideService(Effect.sleep(Duration.millis(left)), Clock.Clock, liveClock)
+    )
+  })
+
   /** Runs `self` with the lock held. */
   return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | TokenCacheError, R> =>
     Effect.acquireUseRelease(
       acquire,
       (owner) =>
-        Effect.flatMap(Effect.forkChild(heartbeat(owner)), (beat) => Effect.ensuring(self, Fiber.interrupt(beat))),
+        Effect.flatMap(Effect.forkChild(heartbeat(owner)), (beat) =>
+          Effect.ensuring(Effect.andThen(settle, self), Fiber.interrupt(beat))
+        ),
       releaseSoon
     )
 }
