@@ -19,7 +19,7 @@ describe("docs/effect4.md", () => {
     const dir = join(packageDir, "build", "docs-check")
     rmSync(dir, { recursive: true, force: true })
     mkdirSync(dir, { recursive: true })
-    found.forEach((code, index) => writeFileSync(join(dir, `block${index + 1}.ts`), code))
+    for (const [index, code] of found.entries()) writeFileSync(join(dir, `block${index + 1}.ts`), code)
     writeFileSync(
       join(dir, "tsconfig.json"),
       JSON.stringify({
