@@ -18,10 +18,7 @@ export const make = (connection: Connection, key: string, lock: Lock.LockOptions
     set: (token) => Effect.withSpan(Entry.write(connection, key, token), "RedisTokenCache.set"),
     // forgets the entry (sign-out); the provider calls it under `withLock`, and renewals elsewhere write only by
     // compare-and-set, which an entry that is gone refuses
-    clear: Effect.withSpan(
-      Effect.asVoid(connection.run(`DEL ${key}`, (redis) => redis.del(key))),
-      "RedisTokenCache.clear"
-    ),
+    clear: Effect.withSpan(Entry.clear(connection, key), "RedisTokenCache.clear"),
     withLock: (self) =>
       Effect.withSpan(
         withLock(() => self),

@@ -7,79 +7,20 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { type Cluster, Redis } from "ioredis"
+import type { Cluster, Redis } from "ioredis"
 import { ConfigurationError, TokenCacheError } from "service-sdk"
+import * as Peer from "./peer.js"
+import { SCRIPTS, type ScriptName } from "./scripts.js"
+import * as Server from "./server.js"
 
 /** The commands the cache sends; ioredis' `Redis` and `Cluster` both have them. */
 export interface Commands {
-  get(key: string): Promise<string | null>
-  del(key: string): Promise<number>
-  set(key: string, value: string): Promise<"OK">
-  set(key: string, value: string, px: "PX", milliseconds: number): Promise<"OK">
-  set(key: string, value: string, px: "PX", milliseconds: number, nx: "NX"): Promise<"OK" | null>
-  eval(script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>
-}
-
-/**
- * The Lua scripts of the cache, defined on the client with ioredis' `defineCommand` (sent by SHA, `EVALSHA`, with a
- * fallback to `EVAL` when Redis does not know the script yet).
- */
-export const SCRIPTS = {
-  /**
-   * `TokenCache.compareAndSet`: KEYS[1] the entry; ARGV[1] the expected entry ("" for none), ARGV[2] the new entry,
-   * ARGV[3] its time to live in ms ("0": none). Writes only if the entry still has the expected access and refresh
-   * token (whatever mark was added since), or, for none, is gone; 1 when written, 0 when the entry changed.
-   */
-  serviceSdkTokenCas: {
-    numberOfKeys: 1,
-    lua: `local current = redis.call("get", KEYS[1])
-local same
-if ARGV[1] == "" then
-  same = current == false
-elseif current == false then
-  same = false
-else
-  local okA, a = pcall(cjson.decode, current)
-  local okB, b = pcall(cjson.decode, ARGV[1])
-  same = okA and okB and type(a) == "table" and type(b) == "table"
-    and a.access_token == b.access_token and a.refresh_token == b.refresh_token
-end
-if not same then return 0 end
-if ARGV[3] == "0" then redis.call("set", KEYS[1], ARGV[2]) else redis.call("set", KEYS[1], ARGV[2], "PX", ARGV[3]) end
-return 1`
-  },
-  /**
-   * Takes the lock KEYS[1] for ARGV[1] for ARGV[2] ms if it is free (`SET NX PX`), or if ARGV[1] has it already (a
-   * try whose reply was lost, sent again): 1 when ARGV[1] holds it. A lock without an expiry (never ours: ours always
-   * have one) is given one, so no lock is waited on for longer than its TTL.
-   */
-  serviceSdkLockAcquire: {
-    numberOfKeys: 1,
-    lua: `local owner = redis.call("get", KEYS[1])
-if owner == false then redis.call("set", KEYS[1], ARGV[1], "PX", ARGV[2]) return 1 end
-if owner == ARGV[1] then redis.call("pexpire", KEYS[1], ARGV[2]) return 1 end
-if redis.call("pttl", KEYS[1]) < 0 then redis.call("pexpire", KEYS[1], ARGV[2]) end
-return 0`
-  },
-  /** Deletes the lock KEYS[1] only if ARGV[1] owns it. */
-  serviceSdkLockRelease: {
-    numberOfKeys: 1,
-    lua: `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`
-  },
-  /**
-   * Extends the lock KEYS[1] to ARGV[2] ms if ARGV[1] owns it, or takes it again if it is gone (a FLUSHALL, a
-   * restarted Redis): 1 while it is ARGV[1]'s, 0 when another owner has it.
-   */
-  serviceSdkLockExtend: {
-    numberOfKeys: 1,
-    lua: `local owner = redis.call("get", KEYS[1])
-if owner == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) end
-if owner == false then redis.call("set", KEYS[1], ARGV[1], "PX", ARGV[2]) return 1 end
-return 0`
+  info(section: string): Promise<string>
+  /** A pipeline goes to the node of its keyed commands: `WAIT` after a keyed one asks that key's master. */
+  pipeline(commands: Array<Array<string | number>>): {
+    exec(): Promise<Array<[Error | null, unknown]> | null>
   }
-} as const
-
-export type ScriptName = keyof typeof SCRIPTS
+}
 
 /** Defines the scripts on a client (once: a borrowed client may serve several caches). */
 const defineScripts = (client: Redis | Cluster) => {
@@ -107,9 +48,35 @@ export interface Connection {
   readonly address: string
   /** Runs one command; a failure or a reply later than the command timeout is a TokenCacheError. */
   readonly run: <A>(what: string, command: (commands: Commands) => Promise<A>) => Effect.Effect<A, TokenCacheError>
+  /** What the connection has seen of its servers (see {@link Health}). */
+  readonly health: Health
+  /** The scope the connection lives in: background work of the cache (a write kept until confirmed) runs there. */
+  readonly scope: Scope.Scope
 }
 
+/**
+ * What the connection has seen: whether a server it wrote to had replicas (then a failover may lose acknowledged
+ * writes), and when Redis was last away (a failed command, a closed connection): epoch ms, 0 for never.
+ */
+export interface Health {
+  replicated: boolean
+  awayAt: number
+}
+
+/** How a key that holds another application's value is reported: a TokenCacheError naming the key. */
+export const neighbour = (address: string, key: string, kind: string, ours: "token entry" | "lock") =>
+  new TokenCacheError({
+    message:
+      `the Redis key "${key}" on ${address} holds another application's value ` +
+      `(${kind === "string" ? `a string that is not a service-sdk ${ours}` : `a ${kind}`}): service-sdk never ` +
+      "overwrites, re-times or deletes a value it did not write; give the cache a key (or prefix) of its own, or " +
+      "delete that key if nothing uses it"
+  })
+
 export const DEFAULT_URL = "redis://127.0.0.1:6379"
+
+/** Redis' absences are measured in real time, whatever clock the caller's effects have: other processes see them. */
+const liveClock = Clock.make()
 
 /** A one-line description of a Redis failure: the message (and code) only, never the command and its arguments. */
 export const describeFailure = (cause: unknown, secrets: ReadonlyArray<string> = []): string => {
@@ -197,7 +164,8 @@ const makeRun = (
   client: Redis | Cluster,
   address: string,
   timeout: Duration.Duration,
-  secrets: ReadonlyArray<string>
+  secrets: ReadonlyArray<string>,
+  health: Health
 ): Connection["run"] => {
   const commands = client as unknown as Commands
   const timeoutMillis = Duration.toMillis(timeout)
@@ -228,8 +196,10 @@ const makeRun = (
           return result.right
         }
         const cause = result.left
-        const elapsed = (yield* Clock.currentTimeMillis) - start
+        const now = yield* Clock.currentTimeMillis
+        const elapsed = now - start
         const transient = isTransient(cause)
+        if (transient) health.awayAt = liveClock.unsafeCurrentTimeMillis()
         const waitedOut = elapsed + pause >= timeoutMillis
         if (client.status === "end" || !transient || away || waitedOut) {
           if (transient && waitedOut) away = true
@@ -307,23 +277,49 @@ const awaitReady = (
     )
   })
 
+/**
+ * Marks Redis away whenever the client loses its connection (a failover, a restart), even while the cache sends
+ * nothing; the listener goes with the scope (a borrowed client outlives the cache). Not a Cluster's `node error`:
+ * it repeats for as long as a dead node is remembered, long after the failover.
+ */
+const watchConnection = (client: Redis | Cluster, health: Health) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const away = () => {
+        health.awayAt = liveClock.unsafeCurrentTimeMillis()
+      }
+      client.on("close", away)
+      return away
+    }),
+    (away) => Effect.sync(() => client.off("close", away))
+  )
+
 /** A client the caller owns and closes: used as is, once it is ready. */
 export const borrow = (
   client: Redis | Cluster,
   timeout: Duration.Duration
-): Effect.Effect<Connection, TokenCacheError | ConfigurationError> =>
-  Effect.suspend(() => {
+): Effect.Effect<Connection, TokenCacheError | ConfigurationError, Scope.Scope> =>
+  Effect.gen(function* () {
     const address = describeClient(client)
     defineScripts(client)
-    return Effect.as(awaitReady(client, address, timeout, []), {
+    const health: Health = { replicated: false, awayAt: 0 }
+    yield* awaitReady(client, address, timeout, [])
+    yield* watchConnection(client, health)
+    const connection: Connection = {
       address,
-      run: makeRun(client, address, timeout, [])
-    } satisfies Connection)
+      run: makeRun(client, address, timeout, [], health),
+      health,
+      scope: yield* Effect.scope
+    }
+    yield* Server.inspect(client, connection)
+    return connection
   })
 
 /**
  * A connection of our own to `url`, connected before it is returned (so a wrong address fails here) and closed
- * with the scope. It fails commands fast while Redis is away instead of queueing them for long.
+ * with the scope. It fails commands fast while Redis is away instead of queueing them for long. A TLS mismatch
+ * (`rediss://` to a plain server, `redis://` to a TLS one) is a ConfigurationError that says so, found out as soon
+ * as the first try fails or stalls, not at the timeout.
  */
 export const open = (
   url: string,
@@ -333,27 +329,31 @@ export const open = (
     const { address, password } = yield* parseUrl(url)
     const secrets = password === "" ? [] : [password]
     const millis = Math.max(1, Math.round(Duration.toMillis(timeout)))
-    let lastError: unknown
+    const ioredis = yield* Peer.ioredis
+    const errors: Array<unknown> = []
     const client = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const redis = new Redis(url, {
-          lazyConnect: true,
-          connectTimeout: millis,
-          // ioredis' own bound on each reply; commands fail at once while Redis is away (no offline queue), a command
-          // in flight at a disconnection fails at once (no retries of ioredis' own: `run` tries it again) and is never
-          // sent again by ioredis after it (it could take a lock nobody holds)
-          commandTimeout: millis,
-          enableOfflineQueue: false,
-          autoResendUnfulfilledCommands: false,
-          maxRetriesPerRequest: 0,
-          retryStrategy: (times) => Math.min(100 * times, 2000)
-        })
-        defineScripts(redis)
-        // The failing command reports the error; without a listener ioredis would print every reconnect failure.
-        redis.on("error", (error) => {
-          lastError = error
-        })
-        return redis
+      Effect.try({
+        try: () => {
+          const redis = new ioredis.Redis(url, {
+            lazyConnect: true,
+            connectTimeout: millis,
+            // ioredis' own bound on each reply; commands fail at once while Redis is away (no offline queue), a
+            // command in flight at a disconnection fails at once (no retries of ioredis' own: `run` tries it again)
+            // and is never sent again by ioredis after it (it could take a lock nobody holds)
+            commandTimeout: millis,
+            enableOfflineQueue: false,
+            autoResendUnfulfilledCommands: false,
+            maxRetriesPerRequest: 0,
+            retryStrategy: (times) => Math.min(100 * times, 2000)
+          })
+          defineScripts(redis)
+          // The failing command reports the error; without a listener ioredis would print every reconnect failure.
+          redis.on("error", (error) => {
+            errors.push(error)
+          })
+          return redis
+        },
+        catch: Peer.missing
       }),
       // QUIT lets pending replies arrive; it is abandoned after a second (finalizers are uninterruptible, hence
       // `interruptible` for the timeout to work), and a connection that is not ready is just dropped.
@@ -362,23 +362,40 @@ export const open = (
           Effect.promise(() => (redis.status === "ready" ? redis.quit().catch(() => "OK") : Promise.resolve("OK")))
         ).pipe(Effect.timeout("1 second"), Effect.ignore, Effect.ensuring(Effect.sync(() => redis.disconnect())))
     )
-    const run = makeRun(client, address, timeout, secrets)
-    yield* Effect.interruptible(Effect.tryPromise({ try: () => client.connect(), catch: (cause) => cause })).pipe(
+    const health: Health = { replicated: false, awayAt: 0 }
+    const connecting = Effect.interruptible(Effect.tryPromise({ try: () => client.connect(), catch: (cause) => cause }))
+    yield* Effect.raceFirst(
+      connecting,
+      // `rediss://` to a plain server: ioredis would wait for the handshake until the timeout
+      Effect.flatMap(Server.plainServer(url, address), Effect.fail)
+    ).pipe(
       Effect.timeoutFail({
         duration: timeout,
         onTimeout: () => new Error(`no connection within ${Duration.format(timeout)}`)
       }),
-      Effect.catchAll((cause) => {
-        // ioredis rejects `connect()` with "Connection is closed."; the 'error' event has the reason.
-        const reason = lastError ?? cause
-        client.disconnect()
-        return Effect.fail(
-          new TokenCacheError({
+      Effect.catchAll((cause) =>
+        Effect.gen(function* () {
+          client.disconnect()
+          if (cause instanceof ConfigurationError) return yield* cause
+          // `redis://` to a TLS server: it closes the connection, which looks like any failure to connect
+          const mismatch = yield* Server.tlsServer(url, address)
+          if (mismatch !== undefined) return yield* mismatch
+          // ioredis rejects `connect()` with "Connection is closed."; the 'error' event has the reason.
+          const reason = errors.at(-1) ?? cause
+          return yield* new TokenCacheError({
             message: `cannot connect to Redis at ${address}: ${describeFailure(reason, secrets)}`,
             cause: safeCause(reason, secrets)
           })
-        )
-      })
+        })
+      )
     )
-    return { address, run } satisfies Connection
+    yield* watchConnection(client, health)
+    const connection: Connection = {
+      address,
+      run: makeRun(client, address, timeout, secrets, health),
+      health,
+      scope: yield* Effect.scope
+    }
+    yield* Server.inspect(client, connection)
+    return connection
   })

@@ -16,7 +16,7 @@ import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Random from "effect/Random"
 import { TokenCacheError } from "service-sdk"
-import { type Connection, script } from "./connection.js"
+import { type Connection, neighbour, script } from "./connection.js"
 
 export interface LockOptions {
   readonly lockKey: string
@@ -27,6 +27,16 @@ export interface LockOptions {
   /** The pause between two tries, jittered to 50–150 %. */
   readonly pollInterval: Duration.Duration
 }
+
+/**
+ * How long after Redis was away (a failover) a holder waits before it runs, when the servers have replicas: a
+ * failover may have lost writes no replica confirmed, and the processes that made them write them again within this
+ * (`durable.ts`), before anyone renews from the older entry (whose refresh token may be rotated out already).
+ */
+export const FAILOVER_SETTLE_MILLIS = 2000
+
+/** The settling is in real time (the other processes' writes are), whatever clock the caller's effects have. */
+const liveClock = Clock.make()
 
 /** How long a holder waits for its lock's release before going on (the release itself continues). */
 const RELEASE_WAIT = Duration.millis(100)
@@ -43,11 +53,14 @@ export const make = (connection: Connection, options: LockOptions) => {
   const pollMillis = Math.max(1, Duration.toMillis(options.pollInterval))
   const heartbeatMillis = heartbeatInterval(ttlMillis)
 
-  /** One try; `true` when this owner now holds the lock. */
+  /** One try; `true` when this owner now holds the lock; another application's value at the key is a failure. */
   const tryAcquire = (owner: string) =>
-    Effect.map(
+    Effect.flatMap(
       connection.run(`SET ${lockKey} NX`, (redis) => script(redis, "serviceSdkLockAcquire", lockKey, owner, ttlMillis)),
-      (reply) => reply === 1
+      (reply) =>
+        typeof reply === "string"
+          ? Effect.fail(neighbour(connection.address, lockKey, reply, "lock"))
+          : Effect.succeed(reply === 1)
     )
 
   /**
@@ -135,6 +148,9 @@ export const make = (connection: Connection, options: LockOptions) => {
         )
         if (Either.isLeft(extended)) {
           yield* Effect.logDebug(`cannot extend the token lock: ${extended.left.message}`)
+        } else if (typeof extended.right === "string" && !lost) {
+          lost = true
+          yield* Effect.logWarning(neighbour(connection.address, lockKey, extended.right, "lock").message)
         } else if (extended.right !== 1 && !lost) {
           lost = true
           yield* Effect.logWarning(
@@ -144,6 +160,17 @@ export const make = (connection: Connection, options: LockOptions) => {
       }
     })
 
+  /** Just after Redis was away, with replicas: the moment the kept writes of other processes need to land. */
+  const settle = Effect.suspend(() => {
+    const { awayAt, replicated } = connection.health
+    const left = replicated ? awayAt + FAILOVER_SETTLE_MILLIS - liveClock.unsafeCurrentTimeMillis() : 0
+    if (left <= 0) return Effect.void
+    return Effect.zipRight(
+      Effect.logDebug(`Redis was away (a failover?): waiting ${Math.ceil(left)} ms for lost writes to be restored`),
+      Effect.withClock(Effect.sleep(Duration.millis(left)), liveClock)
+    )
+  })
+
   /** Runs `use` with the lock held; `use` gets the owner id. */
   const withLock = <A, E, R>(
     use: (owner: string) => Effect.Effect<A, E, R>
@@ -151,7 +178,9 @@ export const make = (connection: Connection, options: LockOptions) => {
     Effect.acquireUseRelease(
       acquire,
       (owner) =>
-        Effect.flatMap(Effect.fork(heartbeat(owner)), (beat) => Effect.ensuring(use(owner), Fiber.interrupt(beat))),
+        Effect.flatMap(Effect.fork(heartbeat(owner)), (beat) =>
+          Effect.ensuring(Effect.zipRight(settle, use(owner)), Fiber.interrupt(beat))
+        ),
       releaseSoon
     )
 

@@ -3,10 +3,10 @@
  * refresh tokens (issue 19). Every script touches one key, so no hash tags are needed and no CROSSSLOT can happen.
  */
 import { Cluster } from "ioredis"
-import { startCluster } from "../support/topology.js"
-import { describeFailover } from "./support/failoverSuite.js"
+import { fillReplicationLink, sleep, startCluster } from "../support/topology.js"
+import { describeFailover, type Topology } from "./support/failoverSuite.js"
 
-describeFailover("Redis Cluster failover", async () => {
+const start = async (): Promise<Topology | undefined> => {
   const cluster = await startCluster()
   if (cluster === undefined) return undefined
   const admin = (nodes = cluster.startupNodes) => {
@@ -33,14 +33,26 @@ describeFailover("Redis Cluster failover", async () => {
         client.disconnect()
       }
     },
-    killMaster: async (key) => {
+    killMaster: async (key, lag) => {
       const port = await cluster.masterOf(key)
       const master = cluster.nodes.find((node) => node.port === port)!
+      const replica = lag === undefined ? undefined : await cluster.replicaOf(port)
+      if (lag !== undefined && replica !== undefined) {
+        replica.kill("SIGSTOP")
+        const frozenAt = Date.now()
+        await fillReplicationLink(master, key)
+        await sleep(lag.ms - (Date.now() - frozenAt))
+        await lag.beforeKill()
+      }
       const killedAt = Date.now()
       master.kill("SIGKILL")
+      replica?.kill("SIGCONT")
       await cluster.awaitHealthy(key, 60_000)
       return { killedAt, recoveredAt: Date.now() }
     },
     stop: cluster.stop
   }
-})
+}
+
+describeFailover("Redis Cluster failover", start)
+describeFailover("Redis Cluster failover, replica lagging", start, { laggingReplica: true })

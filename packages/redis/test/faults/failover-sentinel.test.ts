@@ -1,12 +1,13 @@
 /**
  * Sentinel (1 master, 1 replica, 3 sentinels, `down-after-milliseconds` 1 s): the master SIGKILLed under a fleet with
- * rotating refresh tokens (issue 19).
+ * rotating refresh tokens (issue 19), and again with its replica frozen just before (issue 28: the writes the master
+ * acknowledged but never replicated must not cost a rotated refresh token).
  */
 import { Redis } from "ioredis"
-import { MASTER_NAME, startSentinelTopology, waitFor } from "../support/topology.js"
-import { describeFailover } from "./support/failoverSuite.js"
+import { fillReplicationLink, MASTER_NAME, sleep, startSentinelTopology, waitFor } from "../support/topology.js"
+import { describeFailover, type Topology } from "./support/failoverSuite.js"
 
-describeFailover("Redis Sentinel failover", async () => {
+const start = async (): Promise<Topology | undefined> => {
   const group = await startSentinelTopology()
   if (group === undefined) return undefined
   const admin = () => {
@@ -38,9 +39,17 @@ describeFailover("Redis Sentinel failover", async () => {
         client.disconnect()
       }
     },
-    killMaster: async () => {
+    killMaster: async (key, lag) => {
+      if (lag !== undefined) {
+        group.replica.kill("SIGSTOP")
+        const frozenAt = Date.now()
+        await fillReplicationLink(group.master, key)
+        await sleep(lag.ms - (Date.now() - frozenAt))
+        await lag.beforeKill()
+      }
       const killedAt = Date.now()
       group.master.kill("SIGKILL")
+      if (lag !== undefined) group.replica.kill("SIGCONT")
       await waitFor(
         "the sentinels promoting the replica",
         async () =>
@@ -52,4 +61,7 @@ describeFailover("Redis Sentinel failover", async () => {
     },
     stop: group.stop
   }
-})
+}
+
+describeFailover("Redis Sentinel failover", start)
+describeFailover("Redis Sentinel failover, replica lagging", start, { laggingReplica: true })

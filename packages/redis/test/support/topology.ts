@@ -109,6 +109,18 @@ const common = (dir: string, port: number) => [
   "warning"
 ]
 
+/**
+ * Makes the replica of a master lag for real, as a replica behind on a busy master does: with the replica frozen
+ * (SIGSTOP), a 32 MB write to the master (in `key`'s slot) fills the replication link (the frozen replica's socket
+ * buffer and the master's), so what the master acknowledges after it stays in the master's memory and dies with it.
+ * (A frozen replica alone loses nothing: its kernel keeps what the master sent, and it reads it when resumed.)
+ */
+export const fillReplicationLink = async (master: Node, key: string): Promise<void> => {
+  // in `key`'s slot: its own hash tag when it has one, else all of it as the tag
+  const tagged = /\{[^}]+\}/.test(key) ? key : `{${key}}`
+  await master.admin.set(`${tagged}:replication-ballast`, "x".repeat(32 * 1024 * 1024))
+}
+
 /** Lines of `INFO <section>` as a record. */
 export const info = async (client: Redis, section: string): Promise<Record<string, string>> =>
   Object.fromEntries(
@@ -125,6 +137,8 @@ export interface ClusterTopology {
   readonly startupNodes: ReadonlyArray<{ readonly host: string; readonly port: number }>
   /** The port of the master serving `key` now, as a live node sees it. */
   readonly masterOf: (key: string) => Promise<number>
+  /** The live replica of the master on `port`. */
+  readonly replicaOf: (port: number) => Promise<Node>
   /** Resolves once every live node reports `cluster_state:ok` and `key`'s slot has a live master. */
   readonly awaitHealthy: (key: string, millis: number) => Promise<void>
   readonly stop: () => Promise<void>
@@ -233,6 +247,13 @@ export const startCluster = async (): Promise<ClusterTopology | undefined> => {
     }
     throw new Error(`no live node knows the master of ${key}`)
   }
+  const replicaOf = async (port: number) => {
+    for (const node of live()) {
+      const replication = await info(node.admin, "replication")
+      if (replication.role === "slave" && Number(replication.master_port) === port) return node
+    }
+    throw new Error(`no live replica of the master on port ${port}`)
+  }
   const awaitHealthy = (key: string, millis: number) =>
     waitFor(
       "the cluster healthy again",
@@ -249,6 +270,7 @@ export const startCluster = async (): Promise<ClusterTopology | undefined> => {
     nodes,
     startupNodes: nodes.map((node) => ({ host: "127.0.0.1", port: node.port })),
     masterOf,
+    replicaOf,
     awaitHealthy,
     stop
   }
@@ -308,6 +330,49 @@ export interface SentinelTopology extends SentinelGroup {
   readonly masterPort: () => Promise<number>
 }
 
+/** A master and its replica, in sync, pushed onto `servers` (so a failure midway still stops what started). */
+const startPair = async (binary: string, dir: string, servers: Array<Node>): Promise<void> => {
+  const masterPort = await freePort()
+  servers.push(await Node.start(binary, masterPort, common(dir, masterPort)))
+  const replicaPort = await freePort()
+  servers.push(
+    await Node.start(binary, replicaPort, [
+      ...common(dir, replicaPort),
+      "--replicaof",
+      "127.0.0.1",
+      String(masterPort),
+      "--dbfilename",
+      `replica-${replicaPort}.rdb`
+    ])
+  )
+  await waitFor(
+    "the replica in sync",
+    async () => (await info(servers[1]!.admin, "replication")).master_link_status === "up",
+    30_000
+  )
+}
+
+/** A master and one replica (no sentinel), or undefined without redis-server. */
+export const startReplicatedPair = async (): Promise<
+  { readonly master: Node; readonly replica: Node; readonly stop: () => Promise<void> } | undefined
+> => {
+  const binary = findRedisServer()
+  if (binary === undefined) return undefined
+  const dir = mkdtempSync(join(tmpdir(), "service-sdk-pair-"))
+  const servers: Array<Node> = []
+  const stop = async () => {
+    await Promise.all(servers.map((node) => node.stop()))
+    rmSync(dir, { recursive: true, force: true })
+  }
+  try {
+    await startPair(binary, dir, servers)
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  return { master: servers[0]!, replica: servers[1]!, stop }
+}
+
 /** 1 master, 1 replica and 3 sentinels that know each other, or undefined without redis-server. */
 export const startSentinelTopology = async (): Promise<SentinelTopology | undefined> => {
   const binary = findRedisServer()
@@ -321,24 +386,8 @@ export const startSentinelTopology = async (): Promise<SentinelTopology | undefi
     rmSync(dir, { recursive: true, force: true })
   }
   try {
-    const masterPort = await freePort()
-    servers.push(await Node.start(binary, masterPort, common(dir, masterPort)))
-    const replicaPort = await freePort()
-    servers.push(
-      await Node.start(binary, replicaPort, [
-        ...common(dir, replicaPort),
-        "--replicaof",
-        "127.0.0.1",
-        String(masterPort),
-        "--dbfilename",
-        `replica-${replicaPort}.rdb`
-      ])
-    )
-    await waitFor(
-      "the replica in sync",
-      async () => (await info(servers[1]!.admin, "replication")).master_link_status === "up",
-      30_000
-    )
+    await startPair(binary, dir, servers)
+    const masterPort = servers[0]!.port
     group = await startSentinels(masterPort, 3, dir)
     await waitFor(
       "the sentinels knowing each other and the replica",

@@ -45,6 +45,8 @@ export interface FailoverReport {
   readonly wrongUser: number
   readonly verified: number
   readonly unverified: number
+  /** the token endpoint's `invalid_grant` answers (a rotated-out refresh token presented) */
+  readonly invalidGrants: number
 }
 
 export class FailoverWorker {
@@ -141,7 +143,7 @@ export const merge = (reports: ReadonlyArray<FailoverReport | undefined>): Failo
     for (const [tag, count] of Object.entries(report.errors)) errors[tag] = (errors[tag] ?? 0) + count
   }
   const longest = present.reduce((a, b) => (b.maxMs > a.maxMs ? b : a), present[0] ?? ({ maxMs: 0, maxAt: 0 } as never))
-  const sum = (field: "calls" | "wrongUser" | "verified" | "unverified") =>
+  const sum = (field: "calls" | "wrongUser" | "verified" | "unverified" | "invalidGrants") =>
     present.reduce((total, report) => total + report[field], 0)
   return {
     calls: sum("calls"),
@@ -152,7 +154,8 @@ export const merge = (reports: ReadonlyArray<FailoverReport | undefined>): Failo
     maxAt: longest.maxAt,
     wrongUser: sum("wrongUser"),
     verified: sum("verified"),
-    unverified: sum("unverified")
+    unverified: sum("unverified"),
+    invalidGrants: sum("invalidGrants")
   }
 }
 

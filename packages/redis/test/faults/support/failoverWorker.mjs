@@ -10,9 +10,10 @@
 // finish their call, the store closes, a last report, exit).
 import { createHash } from "node:crypto"
 import { createInterface } from "node:readline"
+import { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { RedisTokenStore } from "@service-sdk/redis"
-import { Effect, Redacted } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import { Cluster, Redis } from "ioredis"
 import { UserTokens } from "service-sdk"
 
@@ -60,7 +61,8 @@ const fresh = () => ({
   maxAt: 0,
   wrongUser: 0,
   verified: 0,
-  unverified: 0
+  unverified: 0,
+  invalidGrants: 0
 })
 let stats = fresh()
 let running = true
@@ -84,6 +86,23 @@ const verify = async (userId, token) => {
     stats.unverified++
   }
 }
+
+// Counts the token endpoint's invalid_grant answers (a refresh token presented after it was rotated out).
+const Http = Layer.effect(
+  HttpClient.HttpClient,
+  Effect.map(HttpClient.HttpClient, (client) =>
+    HttpClient.tap(client, (response) =>
+      response.status === 400 && response.request.url.endsWith("/api/token")
+        ? Effect.map(
+            Effect.orElseSucceed(response.json, () => null),
+            (body) => {
+              if (body?.error === "invalid_grant") stats.invalidGrants++
+            }
+          )
+        : Effect.void
+    )
+  )
+).pipe(Layer.provide(NodeHttpClient.layerUndici))
 
 const program = Effect.gen(function* () {
   const store = yield* RedisTokenStore.make({
@@ -143,7 +162,7 @@ const program = Effect.gen(function* () {
     loop,
     { concurrency: "unbounded" }
   )
-}).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
+}).pipe(Effect.scoped, Effect.provide(Http))
 
 const report = () => {
   const { maxMs, ...rest } = stats
