@@ -17,7 +17,7 @@ import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
 import { TokenCacheError, TokenInfo } from "service-sdk"
-import { startProxy } from "./support/proxy.js"
+import { startProxy } from "../../../redis/test/support/proxy.js"
 import { describeRedis, freePort } from "./support/redisServer.js"
 
 const uniqueKey = () => `test4:token:${randomUUID()}`

@@ -13,16 +13,9 @@ import type { Cluster, Redis } from "ioredis"
 import { ConfigurationError, TokenCacheError } from "service-sdk"
 import * as Peer from "./peer.js"
 import * as Server from "./server.js"
-import {
-  type Commands,
-  defineScripts,
-  describeClient,
-  describeFailure,
-  isTransient,
-  safeCause,
-  type ScriptName,
-  script
-} from "./wire.js"
+import { describeClient, describeFailure, isTransient, safeCause } from "./shared/redisClient.js"
+import type { ScriptName } from "./shared/redisProtocol.js"
+import { type Commands, defineScripts, script } from "./wire.js"
 
 export interface Connection {
   /** Where the cache lives, for messages: `redis://host:port/db`, never a user name or password. */

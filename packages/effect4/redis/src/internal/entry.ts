@@ -12,7 +12,7 @@ import type { Connection } from "./connection.js"
 import * as Durable from "./durable.js"
 import { parseTokenJson, stringifyTokenJson, type TokenJson } from "./shared/tokenJson.js"
 import { entryTtlMillis } from "./shared/redisProtocol.js"
-import { neighbourMessage } from "./wire.js"
+import { neighbourMessage } from "./shared/redisClient.js"
 
 /** The stored text of a token. */
 export const encode = (token: TokenInfo): string => {

@@ -17,7 +17,7 @@ import * as Result from "effect/Result"
 import { TokenCacheError } from "service-sdk"
 import { type Connection, liveClock, liveMillis } from "./connection.js"
 import { heartbeatInterval } from "./shared/redisProtocol.js"
-import { neighbourMessage } from "./wire.js"
+import { neighbourMessage } from "./shared/redisClient.js"
 
 export interface LockOptions {
   readonly lockKey: string
