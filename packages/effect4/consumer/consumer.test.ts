@@ -48,6 +48,7 @@ const docBlocks = () =>
 
 let app = ""
 let installOutput = ""
+let tarballs: Record<string, string> = {}
 let emulator: RunningEmulator
 
 beforeAll(async () => {
@@ -55,7 +56,8 @@ beforeAll(async () => {
   const packing = await run(node, [join(root, "scripts", "pack.mjs"), "--out", join(dir, "packs"), "--json"], root)
   if (packing.status !== 0) throw new Error(`npm run pack failed:\n${packing.output}`)
   const packed = JSON.parse(packing.stdout) as { effect4: { install: string; tarballs: Record<string, string> } }
-  expect(Object.keys(packed.effect4.tarballs)).toContain("service-sdk")
+  expect(Object.keys(packed.effect4.tarballs)).toEqual(["service-sdk", "@service-sdk/redis"])
+  tarballs = packed.effect4.tarballs
 
   app = join(dir, "app")
   mkdirSync(join(app, "test"), { recursive: true })
@@ -137,5 +139,18 @@ describe("a fresh Effect 4.1 app installs the Effect 4 line", () => {
     const tested = await run(node, [join(app, "node_modules", "vitest", "vitest.mjs"), "run"], app)
     expect(tested.status, tested.output).toBe(0)
     expect(tested.output).toMatch(/1 passed/)
+  })
+
+  // as the Effect 3 line's consumer test checks its packages (the root's publint and attw)
+  it.each([
+    ["service-sdk", "service-sdk"],
+    ["@service-sdk/redis", "redis"]
+  ])("publint and attw --profile esm-only are clean for %s", async (name, dir) => {
+    const bin = (tool: string) => join(root, "node_modules", ".bin", tool)
+    const publint = await run(bin("publint"), ["run", join(effect4, dir), "--strict"], root)
+    expect(publint.status, publint.output).toBe(0)
+    expect(publint.output).not.toMatch(/warning|error|suggestion/i)
+    const attw = await run(bin("attw"), [tarballs[name]!, "--profile", "esm-only", "--format", "ascii"], root)
+    expect(attw.status, attw.output).toBe(0)
   })
 })

@@ -34,6 +34,8 @@ export type Options = ProtocolOptions &
  * @since 2.0.0
  */
 export interface Service extends TokenProvider.Service {
+  /** The client's redirect URI, as resolved (`authorizeLocal` serves it on loopback). */
+  readonly redirectUri: string | undefined
   readonly getAuthorizationUrl: (options?: OAuthClient.AuthorizationUrlOptions) => string
   readonly beginAuthorization: (
     options?: OAuthClient.BeginAuthorizationOptions
@@ -44,7 +46,10 @@ export interface Service extends TokenProvider.Service {
   ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError | TokenCacheError>
   readonly exchangeCode: (
     code: string,
-    options?: { readonly codeVerifier?: string | Redacted.Redacted<string> | undefined }
+    options?: {
+      readonly codeVerifier?: string | Redacted.Redacted<string> | undefined
+      readonly redirectUri?: string | undefined
+    }
   ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError | TokenCacheError>
 }
 
@@ -90,6 +95,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, Configuratio
       name: "AuthorizationCode",
       cache: resolved.cache,
       skewMillis: resolved.skewMillis,
+      refreshAheadMillis: resolved.refreshAheadMillis,
       renew: (current) => Effect.map(renew(current), (token) => Provider.bind(protocol, token)),
       accepts: Provider.accepts(protocol),
       whenCacheDown: "fail",
@@ -102,6 +108,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, Configuratio
     return {
       getAccessToken: flight.getAccessToken,
       forceRefresh: flight.forceRefresh,
+      redirectUri: protocol.redirectUri,
       getAuthorizationUrl: oauth.authorizationUrl,
       beginAuthorization: oauth.beginAuthorization,
       completeAuthorization: (callbackUrl, pending) =>

@@ -35,6 +35,7 @@ export const make = (
       name: "ClientCredentials",
       cache: resolved.cache,
       skewMillis: resolved.skewMillis,
+      refreshAheadMillis: resolved.refreshAheadMillis,
       renew: () => Effect.map(oauth.clientCredentials(), (token) => Provider.bind(protocol, token)),
       accepts: Provider.accepts(protocol),
       whenCacheDown: "local",

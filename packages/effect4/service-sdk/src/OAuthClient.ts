@@ -46,6 +46,8 @@ export interface AuthorizationUrlOptions {
  * @since 2.0.0
  */
 export interface BeginAuthorizationOptions {
+  /** This sign-in's redirect URI, instead of the client's (`authorizeLocal`'s ephemeral loopback port). */
+  readonly redirectUri?: string | undefined
   readonly scope?: string | ReadonlyArray<string> | undefined
   readonly showDialog?: boolean | undefined
   /** Random when not given. */
@@ -63,6 +65,8 @@ export interface PendingAuthorization {
   readonly url: string
   readonly state: string
   readonly codeVerifier: Redacted.Redacted<string>
+  /** Set when the sign-in was begun with its own redirect URI: the code exchange sends it. */
+  readonly redirectUri?: string | undefined
 }
 
 /**
@@ -73,6 +77,8 @@ export interface PendingAuthorization {
 export interface PendingInput {
   readonly state: string
   readonly codeVerifier: string | Redacted.Redacted<string>
+  /** The sign-in's own redirect URI, when it was begun with one. */
+  readonly redirectUri?: string | undefined
 }
 
 /**
@@ -99,7 +105,11 @@ export interface Service {
   /** The authorization code grant (RFC 6749 §4.1.3); a public client must pass the PKCE `codeVerifier`. */
   readonly exchangeCode: (
     code: string,
-    options?: { readonly codeVerifier?: string | Redacted.Redacted<string> | undefined }
+    options?: {
+      readonly codeVerifier?: string | Redacted.Redacted<string> | undefined
+      /** The redirect URI the code was issued for, when not the client's. */
+      readonly redirectUri?: string | undefined
+    }
   ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError>
   /** The refresh token grant (RFC 6749 §6); the given refresh token is kept when the response carries none. */
   readonly refresh: (

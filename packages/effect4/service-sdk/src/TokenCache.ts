@@ -16,7 +16,7 @@ import * as FileLock from "./internal/shared/fileLock.js"
 import { describeCause, safeCause } from "./internal/shared/redact.js"
 import { sameTokenJson } from "./internal/shared/tokenJson.js"
 import { ConfigurationError, TokenCacheError } from "./ServiceError.js"
-import { fromJson, type TokenInfo, toJson } from "./TokenInfo.js"
+import { decodeText, encodeText, fromJson, type TokenInfo, toJson } from "./TokenInfo.js"
 
 /**
  * The cache protocol every provider reads and writes: `get`, `set`, and optionally `clear`, and, for a cache that
@@ -64,6 +64,22 @@ export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Op
       onSome: (t) => ({ access_token: Redacted.value(t.accessToken), refresh_token: refreshOf(t) })
     })
   )
+
+/**
+ * Reads stored text leniently (the format both lines store): anything but an object with a string `access_token`
+ * and a finite `expires_at` is none; an ill-typed optional field reads as absent.
+ *
+ * @since 2.0.0
+ */
+export const decodeJson = (text: string): Option.Option<TokenInfo> => Option.fromUndefinedOr(decodeText(text))
+
+/**
+ * The text a shared cache stores: `{ access_token, expires_at, refresh_token?, scope? }` and, when the token has
+ * them, `client_id`, `auth_url`, `issued_at`, `refresh_rejected`.
+ *
+ * @since 2.0.0
+ */
+export const encodeJson = (token: TokenInfo): string => encodeText(token)
 
 /**
  * The default cache: a `Ref` in this process (its `compareAndSet` is trivially atomic).

@@ -21,6 +21,7 @@
  * @since 2.0.0
  */
 export { AuthorizationCode } from "./AuthorizationCode.js"
+export { type AuthorizeLocalOptions, authorizeLocal } from "./authorizeLocal.js"
 export * as ClientCredentials from "./ClientCredentials.js"
 export * as OAuthClient from "./OAuthClient.js"
 export * as Pkce from "./Pkce.js"

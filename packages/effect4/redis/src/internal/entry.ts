@@ -6,52 +6,16 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
-import { TokenCacheError, TokenInfo } from "service-sdk"
+import { TokenCache, TokenCacheError, type TokenInfo } from "service-sdk"
 import type { Connection } from "./connection.js"
 import * as Durable from "./durable.js"
-import { parseTokenJson, stringifyTokenJson, type TokenJson } from "./shared/tokenJson.js"
 import { entryTtlMillis } from "./shared/redisProtocol.js"
 import { neighbourMessage } from "./shared/redisClient.js"
 
-/** The stored text of a token. */
-export const encode = (token: TokenInfo): string => {
-  const json: TokenJson = {
-    access_token: Redacted.value(token.accessToken),
-    expires_at: token.expiresAt,
-    ...(token.refreshToken !== undefined ? { refresh_token: Redacted.value(token.refreshToken) } : {}),
-    ...(token.scope !== undefined ? { scope: token.scope } : {}),
-    ...(token.clientId !== undefined ? { client_id: token.clientId } : {}),
-    ...(token.authUrl !== undefined ? { auth_url: token.authUrl } : {}),
-    ...(token.issuedAt !== undefined ? { issued_at: token.issuedAt } : {}),
-    ...(token.refreshRejected === true ? { refresh_rejected: true as const } : {})
-  }
-  return stringifyTokenJson(json)
-}
+/** The stored text of a token: the format both lines store. */
+const encode = TokenCache.encodeJson
 
-/** Stored text read leniently: an invalid entry is none. */
-export const decode = (text: string): Option.Option<TokenInfo> => {
-  const json = parseTokenJson(text)
-  if (json === undefined) return Option.none()
-  return Option.some(
-    new TokenInfo({
-      accessToken: Redacted.make(json.access_token),
-      expiresAt: json.expires_at,
-      ...(json.refresh_token !== undefined ? { refreshToken: Redacted.make(json.refresh_token) } : {}),
-      ...(json.scope !== undefined ? { scope: json.scope } : {}),
-      ...(json.client_id !== undefined ? { clientId: json.client_id } : {}),
-      ...(json.auth_url !== undefined ? { authUrl: json.auth_url } : {}),
-      ...(json.issued_at !== undefined ? { issuedAt: json.issued_at } : {}),
-      ...(json.refresh_rejected === true ? { refreshRejected: true } : {})
-    })
-  )
-}
-
-const ttlOf = (token: TokenInfo, now: number) =>
-  entryTtlMillis(
-    { expires_at: token.expiresAt, ...(token.refreshToken === undefined ? {} : { refresh_token: "" }) },
-    now
-  )
+const ttlOf = (token: TokenInfo, now: number) => entryTtlMillis(token.refreshToken !== undefined, token.expiresAt, now)
 
 const neighbour = (connection: Connection, key: string, kind: unknown) =>
   new TokenCacheError({ message: neighbourMessage(connection.address, key, String(kind), "token entry") })
@@ -65,7 +29,7 @@ export const read = (connection: Connection, key: string): Effect.Effect<Option.
     connection.script(`GET ${key}`, "serviceSdkTokenGet", key),
     (reply): Effect.Effect<Option.Option<TokenInfo>, TokenCacheError> => {
       if (reply === null) return Effect.succeedNone
-      if (typeof reply === "string") return Effect.succeed(decode(reply))
+      if (typeof reply === "string") return Effect.succeed(TokenCache.decodeJson(reply))
       if (Array.isArray(reply)) return Effect.fail(neighbour(connection, key, reply[0]))
       return Effect.fail(unexpected(connection, `GET ${key}`, reply))
     }

@@ -131,9 +131,10 @@ export const make = (config: ResolvedProtocol, endpoint: TokenEndpoint.TokenEndp
   const memory = signInMemory()
 
   // RFC 6749 §4.1.1, RFC 7636 §4.3
-  const authorizationUrl = (options: AuthorizationUrlOptions = {}) => {
+  const authorizationUrl = (options: AuthorizationUrlOptions & { readonly redirectUri?: string | undefined } = {}) => {
     const params = new URLSearchParams({ response_type: "code", client_id: config.clientId })
-    if (config.redirectUri !== undefined) params.set("redirect_uri", config.redirectUri)
+    const redirectUri = options.redirectUri ?? config.redirectUri
+    if (redirectUri !== undefined) params.set("redirect_uri", redirectUri)
     const scope = options.scope !== undefined ? normalizeScope(options.scope) : config.scope
     if (scope !== undefined) params.set("scope", scope)
     if (options.state !== undefined && options.state !== "") params.set("state", options.state)
@@ -156,15 +157,24 @@ export const make = (config: ResolvedProtocol, endpoint: TokenEndpoint.TokenEndp
         scope: options.scope,
         showDialog: options.showDialog,
         loginHint: options.loginHint,
-        codeChallenge: pkce.challenge
+        codeChallenge: pkce.challenge,
+        redirectUri: options.redirectUri
       })
-      return { url, state, codeVerifier: pkce.verifier } satisfies PendingAuthorization
+      return {
+        url,
+        state,
+        codeVerifier: pkce.verifier,
+        ...(options.redirectUri !== undefined ? { redirectUri: options.redirectUri } : {})
+      } satisfies PendingAuthorization
     })
 
   // RFC 6749 §4.1.3
   const exchangeCode = Effect.fn("OAuthClient.exchangeCode")(function* (
     code: string,
-    options: { readonly codeVerifier?: string | Redacted.Redacted<string> | undefined } = {}
+    options: {
+      readonly codeVerifier?: string | Redacted.Redacted<string> | undefined
+      readonly redirectUri?: string | undefined
+    } = {}
   ) {
     if (typeof code !== "string") {
       return yield* new ConfigurationError({ message: "the authorization code must be a string" })
@@ -179,7 +189,8 @@ export const make = (config: ResolvedProtocol, endpoint: TokenEndpoint.TokenEndp
         message: "public clients must use PKCE: pass the codeVerifier (or sign in with beginAuthorization)"
       })
     }
-    if (config.redirectUri === undefined) {
+    const redirectUri = options?.redirectUri ?? config.redirectUri
+    if (redirectUri === undefined) {
       return yield* new ConfigurationError({
         message: `missing redirectUri: pass the \`redirectUri\` option or set ${ENV.redirectUri}`
       })
@@ -187,7 +198,7 @@ export const make = (config: ResolvedProtocol, endpoint: TokenEndpoint.TokenEndp
     const token = yield* endpoint({
       grant_type: "authorization_code",
       code: Redacted.make(code.trim()),
-      redirect_uri: config.redirectUri,
+      redirect_uri: redirectUri,
       code_verifier: verifier !== undefined ? Redacted.make(verifier) : undefined
     })
     if (token.refreshToken === undefined) {
@@ -220,7 +231,7 @@ export const make = (config: ResolvedProtocol, endpoint: TokenEndpoint.TokenEndp
     }
     const code = yield* readCode(query)
     // used up only by a definitive answer: after a transport failure the same callback may be completed again
-    return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier }).pipe(
+    return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier, redirectUri: pending.redirectUri }).pipe(
       Effect.tapError((error) =>
         error._tag === "TransportError" ? Effect.sync(() => memory.release(key)) : Effect.void
       )

@@ -12,7 +12,13 @@ import type * as OAuthClient from "../OAuthClient.js"
 import { AuthenticationError } from "../ServiceError.js"
 import * as TokenCache from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
-import { nonNegativeDuration, type ProtocolOptions, type ResolvedProtocol, resolveProtocol } from "./config.js"
+import {
+  nonNegativeDuration,
+  positiveDuration,
+  type ProtocolOptions,
+  type ResolvedProtocol,
+  resolveProtocol
+} from "./config.js"
 import * as Protocol from "./oauthClient.js"
 import { RefreshRejected } from "./singleFlight.js"
 import * as TokenEndpoint from "./tokenEndpoint.js"
@@ -23,6 +29,12 @@ export interface OwnershipOptions {
   readonly tokenCache?: TokenCache.TokenCache | undefined
   /** A token is renewed this long before it expires (default 30 s). */
   readonly skew?: Duration.Input | undefined
+  /**
+   * Off by default. Within this long of going stale, the first caller starts a background renewal (single flight)
+   * and is served the still-valid token, so at steady load nobody waits at an expiry; a failed background renewal is
+   * logged and the normal path takes over at staleness.
+   */
+  readonly refreshAhead?: Duration.Input | undefined
 }
 
 export type ProviderOptions = ProtocolOptions & OwnershipOptions
@@ -32,6 +44,8 @@ export interface Resolved {
   readonly oauth: OAuthClient.Service
   readonly cache: TokenCache.TokenCache
   readonly skewMillis: number
+  /** 0 when off. */
+  readonly refreshAheadMillis: number
 }
 
 /** The options checked and resolved, and the protocol client over the `HttpClient` in context. */
@@ -39,9 +53,17 @@ export const resolve = (options: ProviderOptions) =>
   Effect.gen(function* () {
     const protocol = yield* resolveProtocol(options)
     const skew = yield* nonNegativeDuration(options.skew, "30 seconds", "skew")
+    const refreshAhead =
+      options.refreshAhead === undefined ? undefined : yield* positiveDuration(options.refreshAhead, 1, "refreshAhead")
     const oauth = Protocol.make(protocol, TokenEndpoint.make(protocol, yield* HttpClient.HttpClient))
     const cache = options.tokenCache ?? (yield* TokenCache.memory())
-    return { protocol, oauth, cache, skewMillis: Duration.toMillis(skew) } satisfies Resolved
+    return {
+      protocol,
+      oauth,
+      cache,
+      skewMillis: Duration.toMillis(skew),
+      refreshAheadMillis: refreshAhead === undefined ? 0 : Duration.toMillis(refreshAhead)
+    } satisfies Resolved
   })
 
 /**

@@ -81,6 +81,11 @@ export const make = (options: {
   readonly whenCacheDown: "local" | "fail"
   /** "signedOut": an empty shared entry means the user was signed out (a store of users); "keep": not. */
   readonly entryGone: "signedOut" | "keep"
+  /**
+   * Within this long of going stale, the first caller starts a renewal in the background (single flight) and is
+   * served the still-valid token; a failed background renewal is logged and the normal path takes over (0: off).
+   */
+  readonly refreshAheadMillis?: number | undefined
 }): Effect.Effect<SingleFlight> =>
   Effect.gen(function* () {
     const { cache, name, accepts, skewMillis } = options
@@ -88,6 +93,9 @@ export const make = (options: {
     let memo: { readonly token: TokenInfo; readonly staleAt: number } | undefined
     let renewing: Deferred.Deferred<Exit.Exit<Redacted.Redacted<string>, TokenFailure> | undefined> | undefined
     let cacheDown = false
+    const aheadMillis = options.refreshAheadMillis ?? 0
+    /** The token a renewal ahead of expiry was started for (one try per token). */
+    let aheadFor: TokenInfo | undefined
 
     const remember = (token: TokenInfo) => {
       memo = { token, staleAt: staleAt(token, skewMillis) }
@@ -121,6 +129,29 @@ export const make = (options: {
     const compareAndSet =
       cache.compareAndSet ?? ((_: Option.Option<TokenInfo>, next: TokenInfo) => Effect.as(cache.set(next), true))
 
+    /**
+     * A write that failed (the cache unreachable), tried again (0.25 s doubling to 5 s) until it lands, or the entry
+     * holds a newer token, or a newer renewal of this process replaced it.
+     */
+    const retryWrite = (initial: Option.Option<TokenInfo>, token: TokenInfo) =>
+      Effect.gen(function* () {
+        let expected = initial
+        for (let attempt = 0; attempt < 40; attempt++) {
+          yield* Effect.sleep(Math.min(5000, 250 * 2 ** Math.min(attempt, 5)))
+          if (memo?.token !== token) return
+          const written = yield* Effect.result(compareAndSet(expected, token))
+          if (written._tag === "Failure") continue
+          if (written.success) return yield* Effect.logInfo(`${name}: the renewed token reached the token cache`)
+          const now = yield* Effect.orElseSucceed(cache.get, () => Option.none<TokenInfo>())
+          // an older entry of ours (a store that lost writes) is written over; a newer one wins
+          if (Option.isSome(now) && accepts(now.value) && now.value.expiresAt < token.expiresAt) {
+            expected = now
+            continue
+          }
+          return yield* Effect.logInfo(`${name}: the token cache holds a newer entry; the renewed token is not written`)
+        }
+      })
+
     /** Writes `token` over `expected`; a refused write serves the newer entry, or ours over an older one of ours. */
     const writeRenewed = (
       expected: Option.Option<TokenInfo>,
@@ -132,7 +163,11 @@ export const make = (options: {
         for (let attempt = 0; attempt < 3; attempt++) {
           const written = yield* Effect.result(compareAndSet(against, token))
           if (written._tag === "Failure") {
-            yield* Effect.logWarning(`${name}: the new token was not cached (${written.failure.message})`)
+            yield* Effect.logWarning(
+              `${name}: the new token was not cached (${written.failure.message}); retrying in the background until it is`
+            )
+            // a rotated refresh token must not live only in this process's memory
+            yield* Effect.forkDetach(retryWrite(against, token))
             break
           }
           if (written.success) break
@@ -276,12 +311,37 @@ export const make = (options: {
         )
       })
 
-    const getAccessToken = Effect.suspend(() =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        memo !== undefined && now < memo.staleAt && memo.token.refreshRejected !== true
-          ? Effect.succeed(memo.token.accessToken)
-          : joinOrLead(obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`)), () => true)
+    /** Starts one renewal in the background for `current` (a token within `refreshAhead` of going stale). */
+    const renewAhead = (current: TokenInfo) => {
+      aheadFor = current
+      const other = (token: Redacted.Redacted<string>) => !same(token, current.accessToken)
+      return Effect.forkDetach(
+        joinOrLead(
+          obtain((token) => other(token.accessToken)).pipe(Effect.withSpan(`${name}.refreshAhead`)),
+          other
+        ).pipe(
+          Effect.catch((error) =>
+            Effect.logWarning(
+              `${name}: the renewal ahead of expiry failed (${error.message}); retried when the token goes stale`
+            )
+          )
+        )
       )
+    }
+
+    const getAccessToken = Effect.suspend(() =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const entry = memo
+        if (entry === undefined || now >= entry.staleAt || entry.token.refreshRejected === true) {
+          return joinOrLead(obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`)), () => true)
+        }
+        return aheadMillis > 0 &&
+          now >= entry.staleAt - aheadMillis &&
+          aheadFor !== entry.token &&
+          renewing === undefined
+          ? Effect.as(renewAhead(entry.token), entry.token.accessToken)
+          : Effect.succeed(entry.token.accessToken)
+      })
     )
 
     const forceRefresh = (rejected: Redacted.Redacted<string>) => {

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type RunningEmulator, startEmulator } from "../support/emulator.js"
-import { buildBoth, runWorker } from "../support/fleet.js"
+import { buildBoth, runMixedFleet } from "../support/fleet.js"
 
 let emulator: RunningEmulator
 beforeAll(async () => {
@@ -35,44 +35,7 @@ describe("mixed fleet on one token file (Effect 3 and Effect 4 processes)", () =
       }),
       { mode: 0o600 }
     )
-    const before = await emulator.stats()
-    const durationMs = 7_000
-    const config = {
-      path,
-      authUrl: emulator.authUrl,
-      clientId: emulator.clientId,
-      clientSecret: emulator.clientSecret,
-      // a 2 s token is short-lived against this skew: renewed half-way, once a second
-      skew: "5 seconds",
-      durationMs,
-      pauseMs: 40
-    }
-    const reports = await Promise.all([
-      runWorker(3, config),
-      runWorker(4, config),
-      runWorker(3, config),
-      runWorker(4, config)
-    ])
-    const after = await emulator.stats()
-    const refreshes = (after.tokenRequests.refresh_token ?? 0) - (before.tokenRequests.refresh_token ?? 0)
-    // every token served was issued by one of the fleet's refreshes (or the sign-in): none was issued twice over
-    const served = new Set(reports.flatMap((report) => report.tokens))
-
-    console.info(
-      `mixed fleet (file): ${refreshes} refreshes in ${durationMs / 1000} s, ${served.size} tokens served, calls: ${reports.map((r) => `E${r.line}=${r.calls}`).join(" ")}`
-    )
-    for (const report of reports) {
-      expect(report.errors, `Effect ${report.line} worker errors`).toEqual([])
-      expect(report.calls).toBeGreaterThan(10)
-    }
-    expect(served.size).toBeLessThanOrEqual(refreshes + 1)
-    // renewals happen once a second for the whole fleet: about durationMs / 1 s, never once per process
-    expect(refreshes).toBeGreaterThanOrEqual(3)
-    expect(refreshes).toBeLessThanOrEqual(Math.ceil(durationMs / 1000) + 3)
-    expect(after.tokenRequests.refresh_token! - before.tokenRequests.refresh_token!).toBe(refreshes)
-    // both lines took part in the renewals' results
-    expect(reports.filter((r) => r.line === 3).every((r) => r.tokens.length >= 2)).toBe(true)
-    expect(reports.filter((r) => r.line === 4).every((r) => r.tokens.length >= 2)).toBe(true)
+    await runMixedFleet("file", emulator, { path }, expect)
     // the file still holds a usable login (a refresh token), in the one stored format
     const entry = JSON.parse(readFileSync(path, "utf8"))
     expect(typeof entry.refresh_token).toBe("string")

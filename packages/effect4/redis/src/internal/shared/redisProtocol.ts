@@ -32,12 +32,11 @@ export const EXPIRY_GRACE_MILLIS = 60_000
  * expires: the refresh token must outlive the access token.
  */
 export const entryTtlMillis = (
-  token: { readonly refresh_token?: string | undefined; readonly expires_at: number },
+  hasRefreshToken: boolean,
+  expiresAtSeconds: number,
   nowMillis: number
 ): number | undefined =>
-  token.refresh_token !== undefined
-    ? undefined
-    : Math.max(1000, Math.ceil(token.expires_at * 1000 - nowMillis) + EXPIRY_GRACE_MILLIS)
+  hasRefreshToken ? undefined : Math.max(1000, Math.ceil(expiresAtSeconds * 1000 - nowMillis) + EXPIRY_GRACE_MILLIS)
 
 /** How often a holder extends its lock: every third of its TTL, and at least once a second. */
 export const heartbeatInterval = (ttlMillis: number): number => Math.max(1, Math.min(1000, Math.floor(ttlMillis / 3)))
