@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * Type-checks every ```ts block of README.md and of each package's README.md as written (the README test, `scripts/test/readme.test.ts`, runs this).
+ * Type-checks every ```ts block of README.md, of each package's README.md and of the guides in docs/ as written (the
+ * README test, `scripts/test/readme.test.ts`, runs this).
  *
  * Marker convention (the first line of a block):
  * - no marker: the block is a complete ES module (top-level `await` is fine) and must compile as is, with its own
@@ -93,6 +94,12 @@ export const readmes = () => [
     .filter((path) => existsSync(path))
 ]
 
+/** The guides in docs/ (`docs/<topic>.md`): their TypeScript blocks must compile too. */
+export const docPages = () =>
+  readdirSync(join(root, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => join(root, "docs", name))
+
 /**
  * Type-checks the blocks of one README: `{ blocks, errors }`. Asynchronous, so that a test worker stays responsive
  * while `tsc` runs (a long synchronous call starves vitest's worker RPC on a loaded machine).
@@ -142,7 +149,7 @@ export const check = async (readmePath = join(root, "README.md")) => {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   let failed = false
-  for (const path of readmes()) {
+  for (const path of [...readmes(), ...docPages()]) {
     const { blocks, errors } = await check(path)
     for (const error of errors) console.error(error)
     console.log(`${relative(root, path)}: ${blocks} TypeScript blocks, ${errors.length} errors`)

@@ -16,7 +16,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { publishablePackages } from "../pack.mjs"
 // @ts-expect-error: a plain ES module without types
-import { check, extractBlocks, readmes, toModule } from "../readme-check.mjs"
+import { check, docPages, extractBlocks, readmes, toModule } from "../readme-check.mjs"
 
 describe("README", () => {
   it("every TypeScript block of README.md compiles as written", async () => {
@@ -32,6 +32,14 @@ describe("README", () => {
     expect(publishable).toContain("service-sdk")
     expect(paths.map((path) => path.split("/").at(-2)).sort()).toEqual(expect.arrayContaining(publishable))
     const results = await Promise.all(paths.map((path) => check(path)))
+    expect(results.flatMap(({ errors }) => errors).join("\n")).toBe("")
+  }, 120_000)
+
+  it("every guide in docs/ has TypeScript blocks that compile (docs/service-rules.md among them)", async () => {
+    const paths: ReadonlyArray<string> = docPages()
+    expect(paths.some((path) => path.endsWith("service-rules.md"))).toBe(true)
+    const results = await Promise.all(paths.map((path) => check(path)))
+    expect(results.reduce((sum, { blocks }) => sum + blocks, 0)).toBeGreaterThanOrEqual(4)
     expect(results.flatMap(({ errors }) => errors).join("\n")).toBe("")
   }, 120_000)
 

@@ -153,7 +153,7 @@ export const profilePage = (
       : `<ol class="tracks" id="saved-tracks">${saved.items
           .map(
             ({ track }) =>
-              `<li data-track-id="${escapeHtml(track.id)}"><div><div class="track-name">${escapeHtml(track.name)}</div>` +
+              `<li data-track-id="${escapeHtml(track.id ?? "local")}"><div><div class="track-name">${escapeHtml(track.name)}</div>` +
               `<div class="muted">${escapeHtml(track.artists.map((artist) => artist.name).join(", "))}` +
               `${track.album === undefined ? "" : ` · ${escapeHtml(track.album.name)}`} · ${duration(track.duration_ms)}</div></div></li>`
           )

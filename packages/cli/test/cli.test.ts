@@ -15,6 +15,9 @@ describe("service-sdk CLI", () => {
     expect(result.stderr).toBe("")
     expect(result.code).toBe(0)
     expect(result.stdout).toContain("Summary")
+    // the Service's 2026 rules: a sign-in that ends, a local file among the saved tracks
+    expect(result.stdout).toMatch(/sign-in ends \d{4}-\d{2}-\d{2} \(180 days after sign-in/)
+    expect(result.stdout).toContain("(local file)")
     // the herd row of the summary: one token request for 1,000 callers
     expect(result.stdout).toMatch(/thundering herd\s+1,000 callers, one token\s+1\s/)
     expect(result.stdout).toContain("recovered")

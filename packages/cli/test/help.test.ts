@@ -45,7 +45,7 @@ describe("--help", () => {
   it("shows defaults and environment variables; explains --log-level", async () => {
     const login = (await cli(["login", "--help"])).stdout.replace(/\s+/g, " ")
     expect(login).toContain("--port <n>")
-    expect(login).toContain("(default: 8888)")
+    expect(login).toContain("(default: a free port)")
     expect(login).toContain("(default: user-read-private user-read-email user-library-read)")
     expect(login).toContain("(default: https://accounts.service.example)")
     expect(login).toContain("[env: SERVICE_SDK_CLIENT_ID]")

@@ -31,7 +31,11 @@ export interface ClientRegistration {
    * (since 0.2.0)
    */
   readonly clientSecret?: string | undefined
-  /** exact redirect URIs this client may use; when absent, any `http` URI on a loopback host is accepted */
+  /**
+   * the redirect URIs this client may use, under the Service's rules: `https`, or `http` on a loopback IP literal
+   * (`127.0.0.1`, `[::1]`; never `localhost`); a loopback URI registered without a port matches any port. When
+   * absent, any `http` URI on a loopback IP literal is accepted.
+   */
   readonly redirectUris?: ReadonlyArray<string>
 }
 
@@ -42,7 +46,7 @@ export interface ClientRegistration {
  * @category models
  */
 export interface PlaybackState {
-  /** a catalogue track id */
+  /** a catalogue track id, or {@link localFileTrackId} for the local file (`null` ids, `is_local: true`) */
   readonly trackId: string
   readonly isPlaying?: boolean
   readonly progressMs?: number
@@ -66,6 +70,12 @@ export interface EmulatorOptions {
   readonly clients?: ReadonlyArray<ClientRegistration>
   /** access token lifetime in seconds (default 3600) */
   readonly tokenLifetime?: number
+  /**
+   * refresh token lifetime in seconds, counted from the user's sign-in and not extended by refreshing (the Service:
+   * 180 days, 15552000): token responses then carry `refresh_token_expires_in`, and a refresh after the end is
+   * `invalid_grant`. Default: refresh tokens never end (since 0.4.0)
+   */
+  readonly refreshTokenLifetime?: number | null
   /** return a new refresh token on every refresh and invalidate the old one (default false) */
   readonly rotateRefreshTokens?: boolean
   /** `/authorize` redirects at once instead of showing the consent page (default false) */
@@ -86,6 +96,8 @@ export interface EmulatorOptions {
  */
 export interface EmulatorConfig {
   readonly tokenLifetime?: number
+  /** see {@link EmulatorOptions.refreshTokenLifetime}; `null` turns the end off (since 0.4.0) */
+  readonly refreshTokenLifetime?: number | null
   readonly rotateRefreshTokens?: boolean
   readonly autoApprove?: boolean
   readonly requirePkce?: boolean
@@ -167,6 +179,8 @@ export interface SignInTokens {
   /** seconds */
   readonly expires_in: number
   readonly scope: string
+  /** seconds before the refresh token ends, when `refreshTokenLifetime` is set (since 0.4.0) */
+  readonly refresh_token_expires_in?: number
 }
 
 /**
@@ -224,6 +238,16 @@ export const defaultClientSecret: string = internal.defaultClientSecret
  * @category constants
  */
 export const defaultPublicClientId: string = internal.defaultPublicClientId
+
+/**
+ * The `trackId` of the local file in the fixtures (a file on the user's device: the Service sends it with `null`
+ * track, album and artist ids). It is third in `emulator-user`'s library; `playback: { trackId: localFileTrackId }`
+ * plays it.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const localFileTrackId: string = internal.localFileTrackId
 
 /**
  * Starts an emulator in the current scope; closing the scope stops it.
@@ -319,6 +343,12 @@ export class Emulator extends Context.Tag("service-sdk/Emulator")<Emulator, Emul
    * @since 0.2.0
    */
   static readonly defaultPublicClientId = defaultPublicClientId
+  /**
+   * The `trackId` of the local file in the fixtures (`null` ids, `is_local: true`).
+   *
+   * @since 0.4.0
+   */
+  static readonly localFileTrackId = localFileTrackId
 }
 
 /**

@@ -19,6 +19,9 @@ Options:
   -p, --port <n>               port to listen on (default 0: any free port)
       --auto-approve           approve /authorize requests without showing the consent page
       --token-lifetime <s>     access token lifetime in seconds (default 3600)
+      --refresh-token-lifetime <s>
+                               refresh tokens end <s> seconds after sign-in, not extended by refreshing
+                               (the Service: 15552000, 180 days; default: never)
       --rotate-refresh-tokens  issue a new refresh token on every refresh
       --token-latency-ms <ms>  extra latency on every token response (default 0)
       --client <id:secret>     register another client (repeatable); <id> alone: a public client (PKCE)
@@ -44,6 +47,7 @@ const parseOptions = (argv: ReadonlyArray<string>): Effect.Effect<EmulatorOption
             port: { type: "string", short: "p" },
             "auto-approve": { type: "boolean" },
             "token-lifetime": { type: "string" },
+            "refresh-token-lifetime": { type: "string" },
             "rotate-refresh-tokens": { type: "boolean" },
             "token-latency-ms": { type: "string" },
             client: { type: "string", multiple: true },
@@ -57,6 +61,7 @@ const parseOptions = (argv: ReadonlyArray<string>): Effect.Effect<EmulatorOption
     const port = yield* integer("port", parsed.port)
     const tokenLifetime = yield* integer("token-lifetime", parsed["token-lifetime"])
     const tokenLatencyMs = yield* integer("token-latency-ms", parsed["token-latency-ms"])
+    const refreshTokenLifetime = yield* integer("refresh-token-lifetime", parsed["refresh-token-lifetime"])
     const clients: Array<{ clientId: string; clientSecret?: string }> = []
     for (const client of parsed.client ?? []) {
       const colon = client.indexOf(":")
@@ -73,6 +78,7 @@ const parseOptions = (argv: ReadonlyArray<string>): Effect.Effect<EmulatorOption
       ...(port === undefined ? {} : { port }),
       ...(tokenLifetime === undefined ? {} : { tokenLifetime }),
       ...(tokenLatencyMs === undefined ? {} : { tokenLatencyMs }),
+      ...(refreshTokenLifetime === undefined ? {} : { refreshTokenLifetime }),
       ...(clients.length === 0 ? {} : { clients }),
       autoApprove: parsed["auto-approve"] === true,
       rotateRefreshTokens: parsed["rotate-refresh-tokens"] === true,

@@ -101,7 +101,7 @@ describe("data API", () => {
         ["/me/following?type=artist", {}],
         ["/me/player", {}],
         [
-          `/playlists/${PLAYLIST_ID}/tracks`,
+          `/playlists/${PLAYLIST_ID}/items`,
           {
             method: "POST",
             body: JSON.stringify({ uris: ["service:track:abc"] }),
@@ -144,15 +144,16 @@ describe("data API", () => {
       const { access_token } = yield* userToken(emulator, "user-library-read")
       const first = yield* api(emulator, "/me/tracks?limit=20", access_token)
       expect(first.status).toBe(200)
-      expect(first.json).toMatchObject({ limit: 20, offset: 0, total: 30 })
+      // 30 catalogue tracks and one local file
+      expect(first.json).toMatchObject({ limit: 20, offset: 0, total: 31 })
       expect(first.json.items).toHaveLength(20)
       expect(first.json.items[0]).toMatchObject({ added_at: expect.any(String), track: { id: expect.any(String) } })
       expect(first.json.next).toBe(`${emulator.apiUrl}/me/tracks?offset=20&limit=20`)
       const second = yield* request(first.json.next, { headers: { authorization: `Bearer ${access_token}` } })
-      expect(second.json.items).toHaveLength(10)
+      expect(second.json.items).toHaveLength(11)
       expect(second.json.next).toBeNull()
       const ids = new Set([...first.json.items, ...second.json.items].map((item: any) => item.track.id))
-      expect(ids.size).toBe(30)
+      expect(ids.size).toBe(31)
       const defaults = yield* api(emulator, "/me/tracks", access_token)
       expect(defaults.json).toMatchObject({ limit: 20, offset: 0 })
     })
@@ -186,7 +187,7 @@ describe("data API", () => {
       // the last catalogue tracks are not saved at start
       const all = yield* api(emulator, "/me/tracks?limit=50", access_token)
       const saved = new Set(all.json.items.map((item: any) => item.track.id))
-      expect(saved.size).toBe(30)
+      expect(saved.size).toBe(31) // 30 catalogue ids and the local file's null
       const candidates: Array<string> = album.json.tracks.items.map((track: any) => track.id)
       expect(candidates.every((id) => saved.has(id))).toBe(true)
       const playlist = yield* api(emulator, `/playlists/${PLAYLIST_ID}/tracks?limit=100`, access_token)
@@ -197,7 +198,7 @@ describe("data API", () => {
       const put = yield* api(emulator, `/me/tracks?ids=${unsaved.join(",")}`, access_token, { method: "PUT" })
       expect(put.status).toBe(200)
       const after = yield* api(emulator, "/me/tracks?limit=50", access_token)
-      expect(after.json.total).toBe(30 + unsaved.length)
+      expect(after.json.total).toBe(31 + unsaved.length)
       expect(after.json.items[0].track.id).toBe(unsaved.at(-1))
       const missing = yield* api(emulator, "/me/tracks", access_token, { method: "PUT" })
       expect(missing.status).toBe(400)
@@ -257,14 +258,14 @@ describe("data API", () => {
     })
   )
 
-  it.scopedLive("POST /playlists/{id}/tracks → 201 {snapshot_id} and the items are added", () =>
+  it.scopedLive("POST /playlists/{id}/items → 201 {snapshot_id} and the items are added", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()
       const { access_token } = yield* userToken(emulator, "playlist-modify-private")
       const before = yield* api(emulator, `/playlists/${PLAYLIST_ID}`, access_token)
       expect(before.status).toBe(200)
       const uris = ["service:track:4iV5W9uYEdYUVa79Axb7Rh", "spotify:track:1301WleyT98MSxVHPZCA6M"]
-      const reply = yield* api(emulator, `/playlists/${PLAYLIST_ID}/tracks`, access_token, {
+      const reply = yield* api(emulator, `/playlists/${PLAYLIST_ID}/items`, access_token, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ uris })
@@ -272,28 +273,65 @@ describe("data API", () => {
       expect(reply.status).toBe(201)
       expect(reply.json).toEqual({ snapshot_id: expect.any(String) })
       expect(reply.json.snapshot_id).not.toBe(before.json.snapshot_id)
-      const after = yield* api(emulator, `/playlists/${PLAYLIST_ID}/tracks`, access_token)
+      const after = yield* api(emulator, `/playlists/${PLAYLIST_ID}/items`, access_token)
       expect(after.json.total).toBe(before.json.tracks.total + 2)
       expect(after.json.items.slice(-2).map((item: any) => item.track.uri)).toEqual(uris)
-      const bad = yield* api(emulator, `/playlists/${PLAYLIST_ID}/tracks`, access_token, {
+      const bad = yield* api(emulator, `/playlists/${PLAYLIST_ID}/items`, access_token, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: "{not json"
       })
       expect(bad.status).toBe(400)
-      const empty = yield* api(emulator, `/playlists/${PLAYLIST_ID}/tracks`, access_token, {
+      const empty = yield* api(emulator, `/playlists/${PLAYLIST_ID}/items`, access_token, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ uris: [] })
       })
       expect(empty.status).toBe(400)
-      const unknown = yield* api(emulator, "/playlists/nope/tracks", access_token, {
+      const unknown = yield* api(emulator, "/playlists/nope/items", access_token, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ uris })
       })
       expect(unknown.status).toBe(404)
     })
+  )
+
+  it.scopedLive(
+    "POST /playlists/{id}/tracks (removed for development-mode apps in 2026) → 403 with the Service's message",
+    () =>
+      Effect.gen(function* () {
+        const emulator = yield* Emulator.make()
+        const { access_token } = yield* userToken(emulator, "playlist-modify-public")
+        const before = yield* api(emulator, `/playlists/${PLAYLIST_ID}`, access_token)
+        const reply = yield* api(emulator, `/playlists/${PLAYLIST_ID}/tracks`, access_token, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ uris: ["service:track:4iV5W9uYEdYUVa79Axb7Rh"] })
+        })
+        expect(reply.status).toBe(403)
+        expect(reply.json).toEqual({ error: { status: 403, message: expect.stringContaining("/items") } })
+        const after = yield* api(emulator, `/playlists/${PLAYLIST_ID}`, access_token)
+        expect(after.json.snapshot_id).toBe(before.json.snapshot_id)
+        expect(after.json.tracks.total).toBe(before.json.tracks.total)
+      })
+  )
+
+  it.scopedLive(
+    "a local file is in the library (third) and can play: null ids, is_local, as the Service sends it",
+    () =>
+      Effect.gen(function* () {
+        const emulator = yield* Emulator.make({ playback: { trackId: Emulator.localFileTrackId, progressMs: 5 } })
+        const { access_token } = yield* userToken(emulator, "user-library-read user-read-playback-state")
+        const page = yield* api(emulator, "/me/tracks?limit=5", access_token)
+        const local = page.json.items[2].track
+        expect(local).toMatchObject({ id: null, is_local: true, href: null })
+        expect(local.album).toMatchObject({ id: null, uri: null, release_date: null })
+        expect(local.artists).toEqual([expect.objectContaining({ id: null, uri: null })])
+        const player = yield* api(emulator, "/me/player", access_token)
+        expect(player.status).toBe(200)
+        expect(player.json).toMatchObject({ is_playing: true, progress_ms: 5, item: { id: null, is_local: true } })
+      })
   )
 
   it.scopedLive("wrong method on a data API path is 405 with Allow", () =>

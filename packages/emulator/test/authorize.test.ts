@@ -54,10 +54,10 @@ describe("authorize (consent page)", () => {
   it.scopedLive("the redirect keeps the redirect URI's own query parameters; no state → no state", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ autoApprove: true })
-      const reply = yield* request(authorizeUrl(emulator, { redirect_uri: "http://localhost:9000/cb?app=1" }))
+      const reply = yield* request(authorizeUrl(emulator, { redirect_uri: "http://127.0.0.1:9000/cb?app=1" }))
       expect(reply.status).toBe(302)
       const location = new URL(reply.headers.get("location")!)
-      expect(location.origin).toBe("http://localhost:9000")
+      expect(location.origin).toBe("http://127.0.0.1:9000")
       expect(location.searchParams.get("app")).toBe("1")
       expect(location.searchParams.has("state")).toBe(false)
       expect(location.searchParams.has("code")).toBe(true)
@@ -92,6 +92,9 @@ describe("authorize (consent page)", () => {
         "http://127.0.0.1.evil.example/cb",
         "http://user@127.0.0.1:8765/cb",
         "http://127.0.0.1:8765/cb#frag",
+        // the Service's rules since 2025-11-27: a loopback IP literal, never localhost
+        "http://localhost:8765/callback",
+        "http://localhost/cb",
         "not a url",
         ""
       ]) {
@@ -100,7 +103,7 @@ describe("authorize (consent page)", () => {
         expect(reply.headers.get("location"), redirect_uri).toBeNull()
         expect(reply.headers.get("content-type")).toMatch(/^text\/html/)
       }
-      for (const redirect_uri of ["http://[::1]:1234/cb", "http://localhost/cb", "http://127.0.0.1:1/"]) {
+      for (const redirect_uri of ["http://[::1]:1234/cb", "http://127.0.0.1/cb", "http://127.0.0.1:1/"]) {
         const reply = yield* request(authorizeUrl(emulator, { redirect_uri }))
         expect(reply.status, redirect_uri).toBe(302)
       }
@@ -125,6 +128,44 @@ describe("authorize (consent page)", () => {
       )
       expect(registered.status).toBe(302)
     })
+  )
+
+  it.scopedLive(
+    "the Service's redirect URI rules: localhost named in the error; a loopback URI registered without a port matches any port",
+    () =>
+      Effect.gen(function* () {
+        const emulator = yield* Emulator.make({
+          autoApprove: true,
+          clients: [
+            { clientId: "cli", clientSecret: "s", redirectUris: ["http://127.0.0.1/callback"] },
+            { clientId: "web", clientSecret: "s", redirectUris: ["https://app.example/callback"] }
+          ]
+        })
+        const localhost = yield* request(authorizeUrl(emulator, { redirect_uri: "http://localhost:8765/callback" }))
+        expect(localhost.status).toBe(400)
+        expect(localhost.text).toContain("localhost is not allowed")
+        for (const port of [1234, 50_000]) {
+          const reply = yield* request(
+            authorizeUrl(emulator, { client_id: "cli", redirect_uri: `http://127.0.0.1:${port}/callback` })
+          )
+          expect(reply.status).toBe(302)
+          expect(new URL(reply.headers.get("location")!).port).toBe(String(port))
+        }
+        for (const redirect_uri of ["http://127.0.0.1:1234/other", "http://[::1]:1234/callback"]) {
+          const reply = yield* request(authorizeUrl(emulator, { client_id: "cli", redirect_uri }))
+          expect(reply.status, redirect_uri).toBe(400)
+        }
+        // an https URI is registered exactly: no port wildcard off loopback
+        const web = yield* request(
+          authorizeUrl(emulator, { client_id: "web", redirect_uri: "https://app.example:444/callback" })
+        )
+        expect(web.status).toBe(400)
+        const bad = yield* Effect.either(
+          Emulator.make({ clients: [{ clientId: "x", clientSecret: "s", redirectUris: ["http://localhost/cb"] }] })
+        )
+        expect(bad._tag).toBe("Left")
+        if (bad._tag === "Left") expect(bad.left.message).toContain("localhost")
+      })
   )
 
   it.scopedLive("bad response_type or scope redirect with the OAuth error and state (RFC 6749 §4.1.2.1)", () =>

@@ -52,7 +52,15 @@ describe("service-sdk-emulator bin", () => {
   }, 60_000)
 
   it("prints the URLs and credentials, serves, and exits cleanly on SIGINT", async () => {
-    const { child, output, exited } = run(["--port", "0", "--auto-approve", "--token-lifetime", "90"])
+    const { child, output, exited } = run([
+      "--port",
+      "0",
+      "--auto-approve",
+      "--token-lifetime",
+      "90",
+      "--refresh-token-lifetime",
+      "15552000"
+    ])
     try {
       const [, authUrl] = await waitFor(output, /auth URL:\s+(http:\/\/127\.0\.0\.1:\d+)/, child)
       const [, apiUrl] = await waitFor(output, /API URL:\s+(\S+)/, child)
@@ -67,6 +75,8 @@ describe("service-sdk-emulator bin", () => {
       })
       expect(token.status).toBe(200)
       expect(((await token.json()) as { expires_in: number }).expires_in).toBe(90)
+      const config = (await (await fetch(`${authUrl}/__emulator/config`)).json()) as { refreshTokenLifetime: number }
+      expect(config.refreshTokenLifetime).toBe(15_552_000)
       const authorize = await fetch(
         `${authUrl}/authorize?response_type=code&client_id=emulator-client&redirect_uri=${encodeURIComponent("http://127.0.0.1:1/cb")}`,
         { redirect: "manual" }

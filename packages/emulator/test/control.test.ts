@@ -124,7 +124,7 @@ describe("control API and programmatic control", () => {
       expect(fresh.expires_in).toBe(100)
       const tracks = yield* api(emulator, "/me/tracks", fresh.access_token)
       expect(tracks.status).toBe(200) // the queued fault is gone
-      expect(tracks.json.total).toBe(30)
+      expect(tracks.json.total).toBe(31) // 30 catalogue tracks and the local file
       const stats = yield* emulator.stats
       // after the reset: the 401 album call, the code exchange, the new user token and its library call
       expect(stats.apiRequests).toEqual({

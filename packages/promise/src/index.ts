@@ -67,6 +67,10 @@ export interface TokenInfo {
   readonly authUrl?: string | undefined
   readonly issuedAt?: number | undefined
   readonly refreshRejected?: boolean | undefined
+  /** when the user signed in (seconds since the epoch; since 0.4.0) */
+  readonly signedInAt?: number | undefined
+  /** when the sign-in ends: the refresh token's end (seconds since the epoch; since 0.4.0) */
+  readonly signInEndsAt?: number | undefined
 }
 
 /**
@@ -83,6 +87,8 @@ export interface TokenInfoJson {
   readonly auth_url?: string | undefined
   readonly issued_at?: number | undefined
   readonly refresh_rejected?: boolean | undefined
+  readonly signed_in_at?: number | undefined
+  readonly sign_in_ends_at?: number | undefined
 }
 
 /**
@@ -313,7 +319,12 @@ export interface ClientCredentialsOptions extends LogOptions {
 
 /** @since 0.3.0 */
 export interface AuthorizationCodeOptions extends ClientCredentialsOptions {
+  /** `https`, or `http` on 127.0.0.1 or [::1] (never `localhost`); a loopback URI may have no port. */
   readonly redirectUri?: string | undefined
+  /** The issuer a callback's `iss` must name (RFC 9207; default `authUrl` without a trailing slash; since 0.4.0). */
+  readonly issuer?: string | undefined
+  /** How long a sign-in lasts when the server does not say (the Service: `"180 days"`; since 0.4.0). */
+  readonly refreshTokenLifetime?: DurationInput | undefined
   readonly refreshToken?: string | undefined
   /** An app that keeps no secret (signs in with PKCE only). */
   readonly publicClient?: boolean | undefined
@@ -343,6 +354,8 @@ export interface PendingAuthorization {
   readonly url: string
   readonly state: string
   readonly codeVerifier: Secret
+  /** the sign-in's own redirect URI, when it is not the configured one (since 0.4.0) */
+  readonly redirectUri?: string | undefined
 }
 
 /** @since 0.3.0 */
@@ -406,6 +419,8 @@ export interface AsyncAuthorizationCode extends AsyncTokenProvider {
     pending: { readonly state: string; readonly codeVerifier: string | Secret }
   ): Promise<TokenInfo>
   authorizeLocal(options?: AuthorizeLocalOptions): Promise<TokenInfo>
+  /** When the user's sign-in ends, or undefined when nothing says (since 0.4.0). */
+  signInEndsAt(): Promise<Date | undefined>
 }
 
 /** @since 0.3.0 */
@@ -413,7 +428,10 @@ export const AsyncAuthorizationCode: {
   readonly prototype: AsyncAuthorizationCode
   new (options?: AuthorizationCodeOptions): AsyncAuthorizationCode
   /** The code of a redirect URL; throws AuthenticationError (state checked first). */
-  parseResponseUrl(url: string, options?: { readonly expectedState?: string | undefined }): string
+  parseResponseUrl(
+    url: string,
+    options?: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined }
+  ): string
 } = Facade.AsyncAuthorizationCode as never
 
 /**
@@ -456,6 +474,8 @@ export interface AsyncUserTokens {
   getAccessToken(userId: string): Promise<string>
   signIn(userId: string, token: TokenInfo): Promise<void>
   signOut(userId: string): Promise<void>
+  /** When the user's sign-in ends, or undefined when unknown (since 0.4.0). */
+  signInEndsAt(userId: string): Promise<Date | undefined>
   close(): Promise<void>
   [Symbol.asyncDispose](): Promise<void>
 }
@@ -471,13 +491,15 @@ export const AsyncUserTokens: {
 
 /** @since 0.3.0 */
 export interface ArtistRef {
-  readonly id: string
+  /** `null` for the artist of a local file */
+  readonly id: string | null
   readonly name: string
   readonly uri?: string | undefined
 }
 /** @since 0.3.0 */
 export interface AlbumRef {
-  readonly id: string
+  /** `null` for the album of a local file */
+  readonly id: string | null
   readonly name: string
   readonly release_date?: string | undefined
   readonly uri?: string | undefined
@@ -510,12 +532,14 @@ export interface User {
 }
 /** @since 0.3.0 */
 export interface Track {
-  readonly id: string
+  /** `null` for a local file (`is_local: true`) */
+  readonly id: string | null
   readonly name: string
   readonly artists: ReadonlyArray<ArtistRef>
   readonly duration_ms: number
   readonly album?: AlbumRef | undefined
   readonly track_number?: number | undefined
+  readonly is_local?: boolean | undefined
   readonly uri?: string | undefined
 }
 /** @since 0.3.0 */
@@ -560,18 +584,24 @@ export interface Device {
 }
 /** @since 0.3.0 */
 export interface PlaybackItem {
-  readonly id: string
+  /** `null` for a local file (`is_local: true`) */
+  readonly id: string | null
   readonly name: string
+  /** `track` or `episode` (an episode has no artists or album) */
+  readonly type?: string | undefined
   readonly duration_ms?: number | undefined
   readonly artists?: ReadonlyArray<ArtistRef> | undefined
   readonly album?: AlbumRef | undefined
+  readonly is_local?: boolean | undefined
   readonly uri?: string | undefined
 }
 /** @since 0.3.0 */
 export interface PlaybackState {
   readonly is_playing: boolean
   readonly progress_ms?: number | undefined
+  /** absent for an ad (`currently_playing_type: "ad"`) */
   readonly item?: PlaybackItem | undefined
+  readonly currently_playing_type?: string | undefined
   readonly device?: Device | undefined
   readonly shuffle_state?: boolean | undefined
   readonly repeat_state?: string | undefined

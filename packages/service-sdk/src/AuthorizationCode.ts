@@ -5,13 +5,16 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { resolveRedirectUri, secretValue } from "./internal/config.js"
+import { refreshTokenLifetimeOption, resolveIssuer, resolveRedirectUri, secretValue } from "./internal/config.js"
 import * as Protocol from "./internal/oauthClient.js"
 import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
+import * as SignIn from "./internal/signIn.js"
 import type { AuthenticationError, ConfigurationError, TokenCacheError, TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"
 import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
@@ -23,7 +26,28 @@ import { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
  * @since 0.1.0
  */
 export interface Options extends Provider.ProviderOptions {
+  /**
+   * The Service's rules apply (a ConfigurationError otherwise): `https`, or `http` on a loopback IP literal
+   * (`127.0.0.1`, `[::1]`), never `localhost`; a loopback URI may have no port (`authorizeLocal` then picks one per
+   * sign-in).
+   */
   readonly redirectUri?: string | undefined
+  /**
+   * The authorization server's issuer identifier (RFC 9207): a callback whose `iss` differs is refused. Default:
+   * `authUrl` without a trailing slash.
+   *
+   * @since 0.4.0
+   */
+  readonly issuer?: string | undefined
+  /**
+   * How long a sign-in lasts when the token endpoint does not say so with `refresh_token_expires_in`: the Service
+   * ends a refresh token 180 days after the user signed in, and refreshing does not extend it (pass `"180 days"`).
+   * With it the stored entry knows when the sign-in ends: a warning is logged within its last 7 days, and the
+   * `invalid_grant` at its end says to sign in again. Default: unknown (only the server's word counts).
+   *
+   * @since 0.4.0
+   */
+  readonly refreshTokenLifetime?: Duration.DurationInput | undefined
   readonly refreshToken?: string | Redacted.Redacted<string> | undefined
   /**
    * An app that keeps no secret (a distributed CLI, a desktop app; RFC 8252 §8.4): `clientSecret` is neither
@@ -69,6 +93,14 @@ export interface BeginAuthorizationOptions {
   readonly showDialog?: boolean | undefined
   /** Random (256 bits) when not given. */
   readonly state?: string | undefined
+  /**
+   * The redirect URI of this sign-in instead of the configured one: the configured loopback URI with the port its
+   * server listens on, when it was configured without one (`authorizeLocal` sets it; RFC 8252 §7.3). It is kept in
+   * the pending sign-in, so the code exchange sends the same one (RFC 6749 §4.1.3).
+   *
+   * @since 0.4.0
+   */
+  readonly redirectUri?: string | undefined
 }
 
 /**
@@ -81,6 +113,12 @@ export interface PendingAuthorization {
   readonly url: string
   readonly state: string
   readonly codeVerifier: Redacted.Redacted<string>
+  /**
+   * The redirect URI of this sign-in, when it is not the configured one (see `BeginAuthorizationOptions`).
+   *
+   * @since 0.4.0
+   */
+  readonly redirectUri?: string | undefined
 }
 
 /**
@@ -115,7 +153,11 @@ export interface AuthorizationCodeService extends TokenProviderService {
    */
   readonly completeAuthorization: (
     callbackUrl: string,
-    pending: { readonly state: string; readonly codeVerifier: string | Redacted.Redacted<string> }
+    pending: {
+      readonly state: string
+      readonly codeVerifier: string | Redacted.Redacted<string>
+      readonly redirectUri?: string | undefined
+    }
   ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError | TokenCacheError>
   /**
    * Whether the provider is a public client (no secret).
@@ -125,13 +167,22 @@ export interface AuthorizationCodeService extends TokenProviderService {
   readonly publicClient: boolean
   /** The redirect URI the provider was configured with, if any. */
   readonly redirectUri: string | undefined
+  /**
+   * When the user's sign-in ends, if known: the end of the refresh token (from `refresh_token_expires_in`, else the
+   * sign-in time plus `refreshTokenLifetime`), after which the user must sign in again. None when nothing says.
+   *
+   * @since 0.4.0
+   */
+  readonly signInEndsAt: Effect.Effect<Option.Option<Date>, TokenCacheError>
 }
 
 /**
  * The code from the URL the authorization server redirected to (RFC 6749 §4.1.2). Accepts a full URL or a bare query
- * string. Rules, in order: when `expectedState` is given, a missing or different `state` fails ("state mismatch";
- * §10.12, CSRF); an `error` parameter fails (§4.1.2.1), its `error_description` without control characters and capped
- * at 512 characters; no `code` fails.
+ * string. Rules, in order: a repeated `state`, `code`, `error` or `iss` parameter fails (§3.1); when `expectedState`
+ * is given, a missing or different `state` fails ("state mismatch"; §10.12, CSRF); when `issuer` is given, an `iss`
+ * that differs fails (RFC 9207; `completeAuthorization` always checks it against the configured issuer); an `error`
+ * parameter fails (§4.1.2.1), its `error_description` without control characters and capped at 512 characters; no
+ * `code` fails.
  *
  * (The facade's `AsyncAuthorizationCode.parseResponseUrl` reads it here; everyone else through
  * `AuthorizationCode.parseResponseUrl`.)
@@ -140,7 +191,7 @@ export interface AuthorizationCodeService extends TokenProviderService {
  */
 export const parseResponseUrl: (
   url: string,
-  options?: { readonly expectedState?: string | undefined }
+  options?: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined }
 ) => Effect.Effect<string, AuthenticationError> = Protocol.parseResponseUrl
 
 /**
@@ -154,14 +205,18 @@ const make = (
   Effect.gen(function* () {
     const resolved = yield* Provider.resolve(options)
     const redirectUri = yield* resolveRedirectUri(options.redirectUri)
-    const oauth = Protocol.make({ ...resolved, redirectUri }, resolved.endpoint)
+    const issuer = yield* resolveIssuer(options.issuer, resolved.authUrl)
+    const refreshTokenLifetime = yield* refreshTokenLifetimeOption(options.refreshTokenLifetime)
+    const oauth = Protocol.make({ ...resolved, redirectUri, issuer, refreshTokenLifetime }, resolved.endpoint)
     const bootstrap = secretValue(options.refreshToken)
     const initialRefreshToken = bootstrap ? Redacted.make(bootstrap) : undefined
 
     // TODO(A): the refresh grant could be `oauth.refresh` once refreshGrant.ts takes a protocol instead of an endpoint
     const refresh = RefreshGrant.make(resolved.endpoint, {
       initialRefreshToken,
-      noTokenMessage: "no token: call exchangeCode first (or pass a refreshToken)"
+      noTokenMessage: "no token: call exchangeCode first (or pass a refreshToken)",
+      refreshTokenLifetime,
+      name: "AuthorizationCode"
     })
     // A shared refresh token is used only under the fleet lock: no renewal while the cache is unreachable.
     const { service, store } = yield* Provider.makeService("AuthorizationCode", resolved, refresh, "fail")
@@ -179,7 +234,11 @@ const make = (
 
     const completeAuthorization = Effect.fn("AuthorizationCode.completeAuthorization")(function* (
       callbackUrl: string,
-      pending: { readonly state: string; readonly codeVerifier: string | Redacted.Redacted<string> }
+      pending: {
+        readonly state: string
+        readonly codeVerifier: string | Redacted.Redacted<string>
+        readonly redirectUri?: string | undefined
+      }
     ) {
       const token = yield* keep(yield* oauth.completeAuthorization(callbackUrl, pending))
       yield* Effect.logDebug("AuthorizationCode: code exchanged for tokens")
@@ -192,7 +251,8 @@ const make = (
       beginAuthorization: oauth.beginAuthorization,
       completeAuthorization,
       publicClient: resolved.publicClient,
-      redirectUri
+      redirectUri,
+      signInEndsAt: SignIn.signInEnd(resolved.cache, Provider.accepts(resolved), refreshTokenLifetime)
     })
     return authorizationCode
   })
@@ -228,8 +288,9 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
    */
   static readonly make = make
   /**
-   * The code from the URL the authorization server redirected to; fails with `AuthenticationError` on an `error`
-   * parameter, a missing code, or (with `expectedState`) a missing or different state.
+   * The code from the URL the authorization server redirected to; fails with `AuthenticationError` on a repeated
+   * `state`/`code`/`error`/`iss`, an `error` parameter, a missing code, (with `expectedState`) a missing or different
+   * state, or (with `issuer`) a different `iss`.
    *
    * @since 0.1.0
    */

@@ -33,8 +33,28 @@ export interface Options {
    */
   readonly publicClient?: boolean | undefined
   readonly authUrl?: string | undefined
-  /** Needed by `exchangeCode`/`completeAuthorization` and sent in authorization URLs. */
+  /**
+   * Needed by `exchangeCode`/`completeAuthorization` and sent in authorization URLs. The Service's rules apply
+   * (checked here, a ConfigurationError otherwise): `https`, or `http` on a loopback IP literal (`127.0.0.1`,
+   * `[::1]`), never `localhost`; a loopback URI may have no port (`authorizeLocal` then picks one per sign-in).
+   */
   readonly redirectUri?: string | undefined
+  /**
+   * The authorization server's issuer identifier (RFC 9207): an authorization response whose `iss` differs is
+   * refused. Default: `authUrl` without a trailing slash.
+   *
+   * @since 0.4.0
+   */
+  readonly issuer?: string | undefined
+  /**
+   * How long a sign-in lasts when the token endpoint does not say so with `refresh_token_expires_in`: the Service
+   * ends a refresh token 180 days after the user signed in, and refreshing does not extend it (pass `"180 days"`).
+   * With it the stored entry knows when the sign-in ends: a warning is logged within its last 7 days, and the
+   * `invalid_grant` at its end says to sign in again. Default: unknown (only the server's word counts).
+   *
+   * @since 0.4.0
+   */
+  readonly refreshTokenLifetime?: Duration.DurationInput | undefined
   /** The default scope of authorization URLs and of `clientCredentials`. */
   readonly scope?: string | ReadonlyArray<string> | undefined
   /** Per attempt of a token request (default 30 s). */
@@ -70,6 +90,14 @@ export interface BeginAuthorizationOptions {
   readonly showDialog?: boolean | undefined
   /** Random (256 bits) when not given. */
   readonly state?: string | undefined
+  /**
+   * The redirect URI of this sign-in instead of the configured one: the configured loopback URI with the port its
+   * server listens on, when it was configured without one (`authorizeLocal` sets it; RFC 8252 §7.3). It is kept in
+   * the pending sign-in, so the code exchange sends the same one (RFC 6749 §4.1.3).
+   *
+   * @since 0.4.0
+   */
+  readonly redirectUri?: string | undefined
   /** The user to preselect on the consent page (`login_hint`). */
   readonly loginHint?: string | undefined
 }
@@ -84,6 +112,12 @@ export interface PendingAuthorization {
   readonly url: string
   readonly state: string
   readonly codeVerifier: Redacted.Redacted<string>
+  /**
+   * The redirect URI of this sign-in, when it is not the configured one (see `BeginAuthorizationOptions`).
+   *
+   * @since 0.4.0
+   */
+  readonly redirectUri?: string | undefined
 }
 
 /**
@@ -105,7 +139,11 @@ export interface Service {
    */
   readonly completeAuthorization: (
     callbackUrl: string,
-    pending: { readonly state: string; readonly codeVerifier: string | Redacted.Redacted<string> }
+    pending: {
+      readonly state: string
+      readonly codeVerifier: string | Redacted.Redacted<string>
+      readonly redirectUri?: string | undefined
+    }
   ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError>
   /** The authorization code grant (RFC 6749 §4.1.3); a public client must pass the PKCE `codeVerifier`. */
   readonly exchangeCode: (

@@ -112,7 +112,7 @@ export interface Follows {
  * @since 0.1.0
  */
 export interface Player {
-  /** `GET /me/player`; none when nothing is playing (204). */
+  /** `GET /me/player`; none when nothing is playing (204 or an empty 200). */
   readonly playbackState: Effect.Effect<Option.Option<Schemas.PlaybackState>, ServiceClientError>
 }
 
@@ -120,7 +120,7 @@ export interface Player {
  * @since 0.1.0
  */
 export interface Playlists {
-  /** `POST /playlists/{id}/tracks` with `{"uris": [...]}`. Not retried on 5xx: adding twice adds twice. */
+  /** `POST /playlists/{id}/items` with `{"uris": [...]}` (201). Not retried on 5xx: adding twice adds twice. */
   readonly addItems: (
     id: string,
     uris: ReadonlyArray<string>

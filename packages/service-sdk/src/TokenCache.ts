@@ -96,18 +96,28 @@ export const decodeJson = (text: string): Option.Option<TokenInfo> => {
     return Option.none()
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) return Option.none()
-  const { refresh_token, scope, client_id, auth_url, issued_at, refresh_rejected, ...required } = json as Record<
-    string,
-    unknown
-  >
+  const {
+    refresh_token,
+    scope,
+    client_id,
+    auth_url,
+    issued_at,
+    refresh_rejected,
+    signed_in_at,
+    sign_in_ends_at,
+    ...required
+  } = json as Record<string, unknown>
+  const finite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value)
   return decodeEntry({
     ...required,
     ...(typeof refresh_token === "string" && refresh_token !== "" ? { refresh_token } : {}),
     ...(typeof scope === "string" ? { scope } : {}),
     ...(typeof client_id === "string" ? { client_id } : {}),
     ...(typeof auth_url === "string" ? { auth_url } : {}),
-    ...(typeof issued_at === "number" && Number.isFinite(issued_at) ? { issued_at } : {}),
-    ...(refresh_rejected === true ? { refresh_rejected } : {})
+    ...(finite(issued_at) ? { issued_at } : {}),
+    ...(refresh_rejected === true ? { refresh_rejected } : {}),
+    ...(finite(signed_in_at) ? { signed_in_at } : {}),
+    ...(finite(sign_in_ends_at) ? { sign_in_ends_at } : {})
   })
 }
 
@@ -115,7 +125,7 @@ const encodeEntry = Schema.encodeSync(TokenInfo)
 
 /**
  * The JSON text a shared cache stores: `{ access_token, expires_at, refresh_token?, scope? }` and, when the token
- * has them, `client_id`, `auth_url`, `issued_at`, `refresh_rejected`.
+ * has them, `client_id`, `auth_url`, `issued_at`, `refresh_rejected`, `signed_in_at`, `sign_in_ends_at`.
  *
  * @since 0.1.0
  */

@@ -7,8 +7,9 @@ import * as Schema from "effect/Schema"
  * A token as the SDK caches it. `expiresAt` is absolute: seconds since the Unix epoch (may be fractional), computed
  * as now + `expires_in` from the Effect `Clock`. It encodes to and decodes from the plain JSON the file and Redis
  * caches store: `{ access_token, expires_at, refresh_token?, scope? }`, plus the optional fields the providers add to
- * bind an entry to its client (`client_id`, `auth_url`), to know its lifetime (`issued_at`) and to remember a rejected
- * refresh token (`refresh_rejected`); absent fields are not written.
+ * bind an entry to its client (`client_id`, `auth_url`), to know its lifetime (`issued_at`), to remember a rejected
+ * refresh token (`refresh_rejected`) and to know when the user signed in and when that sign-in ends (`signed_in_at`,
+ * `sign_in_ends_at`); absent fields are not written, and entries without them are read as before.
  *
  * @since 0.1.0
  */
@@ -24,7 +25,20 @@ export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")(
   /** When it was issued (seconds since the epoch): with `expiresAt`, its lifetime, for short-lived tokens. */
   issuedAt: Schema.optional(Schema.Number.pipe(Schema.finite())).pipe(Schema.fromKey("issued_at")),
   /** Set once the authorization server answered `invalid_grant` to `refreshToken`: it is never sent again. */
-  refreshRejected: Schema.optional(Schema.Boolean).pipe(Schema.fromKey("refresh_rejected"))
+  refreshRejected: Schema.optional(Schema.Boolean).pipe(Schema.fromKey("refresh_rejected")),
+  /**
+   * When the user signed in (seconds since the epoch): set by the code exchange, kept by every refresh.
+   *
+   * @since 0.4.0
+   */
+  signedInAt: Schema.optional(Schema.Number.pipe(Schema.finite())).pipe(Schema.fromKey("signed_in_at")),
+  /**
+   * When the sign-in ends (seconds since the epoch): the refresh token's end, from `refresh_token_expires_in` or the
+   * `refreshTokenLifetime` option; refreshing does not extend it.
+   *
+   * @since 0.4.0
+   */
+  signInEndsAt: Schema.optional(Schema.Number.pipe(Schema.finite())).pipe(Schema.fromKey("sign_in_ends_at"))
 }) {}
 
 /**

@@ -15,9 +15,10 @@ import type * as Redacted from "effect/Redacted"
 import * as RcMap from "effect/RcMap"
 import type * as Scope from "effect/Scope"
 import type * as AuthorizationCode from "./AuthorizationCode.js"
-import { positiveDuration } from "./internal/config.js"
+import { positiveDuration, refreshTokenLifetimeOption, resolveRedirectUri } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
+import * as SignIn from "./internal/signIn.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 import type { TokenProviderService } from "./TokenProvider.js"
@@ -54,6 +55,13 @@ export interface UserTokensService {
    * no `clear`) and drops the in-memory state. Later calls for that user fail with "not signed in".
    */
   readonly signOut: (userId: string) => Effect.Effect<void, TokenCacheError>
+  /**
+   * When the user's sign-in ends, if known (the refresh token's end: `refresh_token_expires_in`, else the sign-in
+   * time plus `refreshTokenLifetime`); none for a user with no entry or when nothing says.
+   *
+   * @since 0.4.0
+   */
+  readonly signInEndsAt: (userId: string) => Effect.Effect<Option.Option<Date>, TokenCacheError>
 }
 
 const NOT_SIGNED_IN = "not signed in: no token for this user (sign the user in, then UserTokens.signIn)"
@@ -104,6 +112,9 @@ export const make = (
     const idleTimeToLive = yield* positiveDuration(options.idleTimeToLive, "5 minutes", "idleTimeToLive")
     // resolved once: credentials, endpoint, skew…; each user gets their own cache and single flight
     const resolved = yield* Provider.resolve({ ...options, tokenCache: undefined })
+    const refreshTokenLifetime = yield* refreshTokenLifetimeOption(options.refreshTokenLifetime)
+    // the Service's redirect URI rules hold here too, though UserTokens sends none (the sign-in does)
+    yield* resolveRedirectUri(options.redirectUri)
 
     interface UserState {
       readonly service: TokenProviderService
@@ -114,7 +125,11 @@ export const make = (
       idleTimeToLive,
       lookup: (userId: string): Effect.Effect<UserState> => {
         const cache = store(userId)
-        const refresh = RefreshGrant.make(resolved.endpoint, { noTokenMessage: NOT_SIGNED_IN })
+        const refresh = RefreshGrant.make(resolved.endpoint, {
+          noTokenMessage: NOT_SIGNED_IN,
+          refreshTokenLifetime,
+          name: "UserTokens"
+        })
         // The store's entry decides: a user whose entry is gone was signed out (maybe by another process sharing the
         // store), so their refresh token is not used again. A store that cannot be read does not block the renewal.
         const renew = (current: Option.Option<TokenInfo>) =>
@@ -164,7 +179,14 @@ export const make = (
         return withUser(id, (state) => state.signOut).pipe(Effect.zipRight(RcMap.invalidate(users, id)))
       }).pipe(Effect.withSpan("UserTokens.signOut"))
 
-    return { provider, signIn, signOut } satisfies UserTokensService
+    const signInEndsAt = (userId: string): Effect.Effect<Option.Option<Date>, TokenCacheError> =>
+      Effect.suspend(() => {
+        const error = userIdError(userId)
+        if (error !== undefined) return failBadUserId(error)
+        return SignIn.signInEnd(store(userId), Provider.accepts(resolved), refreshTokenLifetime)
+      })
+
+    return { provider, signIn, signOut, signInEndsAt } satisfies UserTokensService
   })
 
 /**

@@ -13,6 +13,7 @@ import { BrowserOpener } from "./internal/local/browser.js"
 import * as CallbackReceiver from "./internal/local/callbackReceiver.js"
 import { failurePageFor, type Page, successPage } from "./internal/local/pages.js"
 import { parseLoopbackRedirect } from "./internal/local/redirectUri.js"
+import { generateState } from "./internal/local/state.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"
 
@@ -60,8 +61,9 @@ const reply = (callback: CallbackReceiver.Callback, page: Page) =>
 
 /**
  * Runs the whole authorization code flow for a command-line app, and returns the tokens (also stored in the
- * provider's cache). It listens on the host and port of the provider's `redirectUri` (`http` on 127.0.0.1,
- * localhost or [::1], with a port), sends the user to the authorization URL (`onAuthorizationUrl` and/or the system
+ * provider's cache). It listens on the host and port of the provider's `redirectUri` (`http` on 127.0.0.1 or [::1];
+ * without a port, on a free port for this sign-in, sent in the authorization URL and the code exchange alike; RFC
+ * 8252 §7.3), sends the user to the authorization URL (`onAuthorizationUrl` and/or the system
  * browser; printed when there is no `onAuthorizationUrl`), checks the callback's `state` (random when not given),
  * exchanges the code and closes the server. Interrupting it closes the server at once.
  *
@@ -100,18 +102,24 @@ export const authorizeLocal: (
     })
   }
   yield* Effect.annotateCurrentSpan({ redirectUri: redirect.uri })
-  // PKCE for both client kinds (RFC 8252 §8.1, RFC 9700 §2.1.1); a random state unless one is given
-  const pending = yield* provider.beginAuthorization({
-    state: options.state,
-    scope: options.scope,
-    showDialog: options.showDialog
-  })
-  const { state, url } = pending
+  // a random state unless one is given; the loopback server only answers callbacks that carry it
+  const state = options.state !== undefined && options.state !== "" ? options.state : yield* generateState
 
   return yield* Effect.scoped(
     Effect.gen(function* () {
       const receiver = yield* CallbackReceiver.receive(redirect, state)
-      yield* Effect.logDebug(`authorizeLocal: listening on ${redirect.origin}, waiting for the callback`)
+      // RFC 8252 §7.3: a loopback redirect URI without a port gets the ephemeral one this sign-in listens on, in the
+      // authorization request and in the code exchange alike
+      const redirectUri = redirect.port === 0 ? redirect.uriFor(receiver.port) : undefined
+      // PKCE for both client kinds (RFC 8252 §8.1, RFC 9700 §2.1.1)
+      const pending = yield* provider.beginAuthorization({
+        state,
+        scope: options.scope,
+        showDialog: options.showDialog,
+        redirectUri
+      })
+      const { url } = pending
+      yield* Effect.logDebug(`authorizeLocal: listening on ${redirectUri ?? redirect.origin}, waiting for the callback`)
       // Beside the wait: the callback may itself drive a browser through the whole redirect.
       const announcing = yield* Effect.forkScoped(announce(url, options.onAuthorizationUrl))
       if (options.openBrowser !== false) {
@@ -128,9 +136,10 @@ export const authorizeLocal: (
         // Only a failing announcement ends the wait.
         Effect.zipRight(Fiber.join(announcing), Effect.never)
       )
-      // The receiver checked the state already; completeAuthorization checks it again and sends the verifier.
+      // The receiver checked the state already; completeAuthorization checks the whole callback again (state, repeated
+      // parameters, `iss`) and sends the verifier.
       const token = yield* provider
-        .completeAuthorization(`?${new URLSearchParams({ code: callback.code, state })}`, pending)
+        .completeAuthorization(callback.query, pending)
         .pipe(Effect.tapError((error) => reply(callback, failurePageFor(error))))
       yield* reply(callback, successPage())
       yield* Effect.logDebug("authorizeLocal: authorized")

@@ -67,3 +67,5 @@ export { TokenProvider, type TokenProviderService } from "./TokenProvider.js"
 export { UserTokens, type UserTokensService } from "./UserTokens.js"
 /** @since 0.1.0 */
 export { maskToken } from "./internal/redact.js"
+/** @since 0.4.0 */
+export { cleanUntrustedText } from "./internal/redact.js"

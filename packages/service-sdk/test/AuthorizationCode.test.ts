@@ -122,32 +122,35 @@ describe("AuthorizationCode.parseResponseUrl", () => {
       })
   )
 
-  it.effect("a hostile error_description: control and bidi characters removed, capped at 512 characters", () =>
-    Effect.gen(function* () {
-      const hostile = "\u001b]0;pwned\u0007\u001b[2Jok\r\nX: 1\u202Eevil\u0000\u009b"
-      const error = failure(
-        yield* parse(
-          `?${new URLSearchParams({ error: "access_denied\u001b[31m", error_description: hostile, state: "s" })}`,
-          "s"
+  it.effect(
+    "a hostile error_description: escape sequences, control and bidi characters removed, capped at 512 characters",
+    () =>
+      Effect.gen(function* () {
+        const hostile = "\u001b]0;pwned\u0007\u001b[2Jok\r\nX: 1\u202Eevil\u0000\u009b"
+        const error = failure(
+          yield* parse(
+            `?${new URLSearchParams({ error: "access_denied\u001b[31m", error_description: hostile, state: "s" })}`,
+            "s"
+          )
         )
-      )
-      expect(error.payload).toEqual({ error: "access_denied[31m", error_description: "]0;pwned[2JokX: 1evil" })
-      for (const text of [error.message, error.payload!.error, error.payload!.error_description!]) {
-        expect(text).not.toMatch(/[\p{Cc}\p{Cf}]/u)
-      }
-      const huge = failure(
-        yield* parse(
-          `?${new URLSearchParams({ error: "x", error_description: "\u202E".repeat(10) + "A".repeat(1_000_000) })}`
+        // escape sequences go whole: no `[2J` or `]0;title` left behind
+        expect(error.payload).toEqual({ error: "access_denied", error_description: "okX: 1evil" })
+        for (const text of [error.message, error.payload!.error, error.payload!.error_description!]) {
+          expect(text).not.toMatch(/[\p{Cc}\p{Cf}]/u)
+        }
+        const huge = failure(
+          yield* parse(
+            `?${new URLSearchParams({ error: "x", error_description: "\u202E".repeat(10) + "A".repeat(1_000_000) })}`
+          )
         )
-      )
-      expect(huge.payload?.error_description).toBe("A".repeat(512))
-      expect(huge.message.length).toBeLessThan(600)
-      // a cut never splits a surrogate pair
-      const emoji = failure(
-        yield* parse(`?${new URLSearchParams({ error: "x", error_description: `a${"😀".repeat(400)}` })}`)
-      )
-      expect(emoji.payload?.error_description).toBe(`a${"😀".repeat(255)}`)
-    })
+        expect(huge.payload?.error_description).toBe("A".repeat(512))
+        expect(huge.message.length).toBeLessThan(600)
+        // a cut never splits a surrogate pair
+        const emoji = failure(
+          yield* parse(`?${new URLSearchParams({ error: "x", error_description: `a${"😀".repeat(400)}` })}`)
+        )
+        expect(emoji.payload?.error_description).toBe(`a${"😀".repeat(255)}`)
+      })
   )
 
   it.effect("no code fails", () =>

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option, Redacted, TestClock } from "effect"
 import { AuthenticationError, ConfigurationError, OAuthClient, Pkce, TokenInfo } from "service-sdk"
-import { type MockHandler, MockHttpClient } from "service-sdk/testing"
+import { MockHttpClient } from "service-sdk/testing"
 import {
   AUTH_URL,
   credentials,
@@ -15,25 +15,15 @@ import {
   requestCount,
   requests,
   tokenResponse,
-  value
+  value,
+  withOAuthClient
 } from "./fixtures.js"
 
 isolateEnv()
 
 const BASIC = `Basic ${Buffer.from("client-id:client-secret").toString("base64")}`
 
-const withClient = <A, E>(
-  handler: MockHandler,
-  use: (oauth: OAuthClient.Service) => Effect.Effect<A, E, MockHttpClient>,
-  options: OAuthClient.Options = {}
-) =>
-  Effect.flatMap(OAuthClient.OAuthClient, use).pipe(
-    Effect.provide(
-      OAuthClient.layer({ ...credentials, redirectUri: REDIRECT_URI, ...options }).pipe(
-        Layer.provideMerge(MockHttpClient.layer(handler))
-      )
-    )
-  )
+const withClient = withOAuthClient
 
 const publicOptions = { clientId: "public-id", clientSecret: undefined, publicClient: true } as const
 
@@ -194,7 +184,7 @@ describe("OAuthClient: authorization URL and sign-in", () => {
           )
         )
         expect(denied).toBeInstanceOf(AuthenticationError)
-        expect((denied as AuthenticationError).payload).toEqual({ error: "access_denied", error_description: "no[2J" })
+        expect((denied as AuthenticationError).payload).toEqual({ error: "access_denied", error_description: "no" })
         const next = yield* oauth.beginAuthorization()
         const noCode = yield* Effect.flip(oauth.completeAuthorization(`?state=${next.state}`, next))
         expect(noCode.message).toContain("no code")

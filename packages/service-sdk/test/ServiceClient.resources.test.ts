@@ -290,20 +290,22 @@ describe("ServiceClient resources", () => {
     }).pipe(Effect.provide(clientLayer(() => ok({ progress_ms: 1 }))))
   )
 
-  it.effect("playlists.addItems: POST /playlists/{id}/tracks with {uris}; returns the snapshot id", () =>
-    Effect.gen(function* () {
-      const client = yield* ServiceClient
-      const result = yield* client.playlists.addItems("37i9dQZF1DXcBWIGoYBM5M", [
-        "service:track:t1",
-        "service:track:t2"
-      ])
-      expect(result).toStrictEqual({ snapshot_id: "snap-2" })
-      const request = yield* lastRequest
-      expect(request.method).toBe("POST")
-      expect(request.url.href).toBe(`${API_URL}/playlists/37i9dQZF1DXcBWIGoYBM5M/tracks`)
-      expect(request.headers["content-type"]).toBe("application/json")
-      expect(JSON.parse(request.body)).toEqual({ uris: ["service:track:t1", "service:track:t2"] })
-    }).pipe(Effect.provide(clientLayer(() => MockHttpClient.json({ snapshot_id: "snap-2", extra: 1 }, 201))))
+  it.effect(
+    "playlists.addItems: POST /playlists/{id}/items with {uris} (not the removed /tracks); returns the snapshot id",
+    () =>
+      Effect.gen(function* () {
+        const client = yield* ServiceClient
+        const result = yield* client.playlists.addItems("37i9dQZF1DXcBWIGoYBM5M", [
+          "service:track:t1",
+          "service:track:t2"
+        ])
+        expect(result).toStrictEqual({ snapshot_id: "snap-2" })
+        const request = yield* lastRequest
+        expect(request.method).toBe("POST")
+        expect(request.url.href).toBe(`${API_URL}/playlists/37i9dQZF1DXcBWIGoYBM5M/items`)
+        expect(request.headers["content-type"]).toBe("application/json")
+        expect(JSON.parse(request.body)).toEqual({ uris: ["service:track:t1", "service:track:t2"] })
+      }).pipe(Effect.provide(clientLayer(() => MockHttpClient.json({ snapshot_id: "snap-2", extra: 1 }, 201))))
   )
 
   it.effect("playlists.addItems: a 500 is not retried (adding twice would add twice)", () =>

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import { AuthorizationCode, ClientCredentials, TokenInfo } from "service-sdk"
+import { AuthorizationCode, ClientCredentials, OAuthClient, TokenInfo } from "service-sdk"
 import { type MockHandler, MockHttpClient, type MockResponse, type RecordedRequest } from "service-sdk/testing"
 
 /** Only loopback addresses, even though the mock never connects. */
@@ -40,6 +40,20 @@ export const clientCredentialsLayer = (handler: MockHandler, options: ClientCred
 export const authorizationCodeLayer = (handler: MockHandler, options: AuthorizationCode.Options = {}) =>
   AuthorizationCode.layer({ ...credentials, redirectUri: REDIRECT_URI, ...options }).pipe(
     Layer.provideMerge(MockHttpClient.layer(handler))
+  )
+
+/** Runs `use` with an `OAuthClient` (the test credentials and redirect URI, plus `options`) on the mock. */
+export const withOAuthClient = <A, E>(
+  handler: MockHandler,
+  use: (oauth: OAuthClient.Service) => Effect.Effect<A, E, MockHttpClient>,
+  options: OAuthClient.Options = {}
+) =>
+  Effect.flatMap(OAuthClient.OAuthClient, use).pipe(
+    Effect.provide(
+      OAuthClient.layer({ ...credentials, redirectUri: REDIRECT_URI, ...options }).pipe(
+        Layer.provideMerge(MockHttpClient.layer(handler))
+      )
+    )
   )
 
 export const requests: Effect.Effect<ReadonlyArray<RecordedRequest>, never, MockHttpClient> = Effect.flatMap(

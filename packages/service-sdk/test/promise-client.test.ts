@@ -192,7 +192,7 @@ describe("AsyncServiceClient: methods", () => {
           return MockHttpClient.json({ artists: { items: [], cursors: { after: null }, total: 0 } })
         case "GET /v1/me/player":
           return { status: 204 }
-        case "POST /v1/playlists/p%201/tracks":
+        case "POST /v1/playlists/p%201/items":
           return MockHttpClient.json({ snapshot_id: "snap" }, 201)
         default:
           return MockHttpClient.json({ error: { status: 404, message: "no" } }, 404)
@@ -209,7 +209,7 @@ describe("AsyncServiceClient: methods", () => {
       "PUT /v1/me/tracks?ids=a%2Cb",
       "GET /v1/me/following?type=artist&limit=3",
       "GET /v1/me/player",
-      "POST /v1/playlists/p%201/tracks"
+      "POST /v1/playlists/p%201/items"
     ])
     expect(JSON.parse(apiRequests()[4]!.body)).toEqual({ uris: ["service:track:1"] })
   })

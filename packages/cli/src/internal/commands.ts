@@ -11,7 +11,6 @@ import {
   cacheFlag,
   configOf,
   DEFAULT_EMULATOR_PORT,
-  DEFAULT_LOGIN_PORT,
   DEFAULT_LOGIN_SCOPE,
   flag,
   helpOf,
@@ -60,10 +59,12 @@ export const loginFlags = {
     usage: "--no-browser",
     description: "print the consent page's URL instead of opening a browser"
   }),
-  port: flag(wholeNumber("port", 1, 65_535).pipe(Options.withDefault(DEFAULT_LOGIN_PORT)), {
+  port: flag(wholeNumber("port", 1, 65_535).pipe(Options.optional), {
     usage: "--port <n>",
-    description: "the loopback port the browser is sent back to (http://127.0.0.1:<n>/callback)",
-    default: String(DEFAULT_LOGIN_PORT)
+    description:
+      "the loopback port the browser is sent back to (http://127.0.0.1:<n>/callback); without it, a free port for " +
+      "each sign-in (register http://127.0.0.1/callback, without a port, with the Service)",
+    default: "a free port"
   }),
   publicClient: publicClientFlag,
   cache: cacheFlag

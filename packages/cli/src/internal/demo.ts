@@ -39,7 +39,8 @@ const SHORT_LIFETIME_S = 2
 const DEMO_SKEW_S = 1
 
 export const demo = Effect.gen(function* () {
-  const emulator = yield* Emulator.make({ autoApprove: true })
+  // the Service's refresh tokens end 180 days after sign-in (docs/service-rules.md): the emulator says so too
+  const emulator = yield* Emulator.make({ autoApprove: true, refreshTokenLifetime: 180 * 86_400 })
   const rows = yield* Ref.make<ReadonlyArray<Row>>([])
   yield* Console.log(`service-sdk demo — embedded emulator at ${emulator.authUrl} (data API ${emulator.apiUrl})`)
 
@@ -137,8 +138,17 @@ export const demo = Effect.gen(function* () {
       Effect.gen(function* () {
         const me = yield* client.users.me
         const saved = yield* client.library.savedTracks({ limit: 3 })
+        const endsAt = yield* (yield* AuthorizationCode).signInEndsAt
         yield* Console.log(`  signed in as ${me.display_name} (${me.id})`)
-        for (const item of saved.items) yield* Console.log(`  ♪ ${item.track.name}`)
+        if (Option.isSome(endsAt)) {
+          yield* Console.log(
+            `  sign-in ends ${endsAt.value.toISOString().slice(0, 10)} (180 days after sign-in; refreshing does not extend it)`
+          )
+        }
+        // a local file has no id (the Service sends null): shown by name
+        for (const item of saved.items) {
+          yield* Console.log(`  ♪ ${item.track.name}${item.track.id === null ? " (local file)" : ""}`)
+        }
         return { me, total: saved.total }
       }),
       ({ me, total }) => `${me.display_name} has ${total} saved tracks`

@@ -27,7 +27,7 @@ import { visit } from "./loopback.js"
 import { forgetLogin, readLogin, saveLogin, secureCacheDirectory } from "./login.js"
 import type { EmulatorFlags, LoginFlags, TokenFlags, WhoamiFlags } from "./commands.js"
 import { PROGRAM } from "./help.js"
-import { authUrlFromEnv, publicClientFromEnv, resolveTarget } from "./target.js"
+import { authUrlFromEnv, DEFAULT_AUTH_URL, publicClientFromEnv, resolveTarget } from "./target.js"
 import { oneLine } from "./terminal.js"
 
 const http = NodeHttpClient.layerUndici
@@ -100,7 +100,8 @@ export const login = (flags: LoginFlags) =>
       publicClient: target.publicClient,
       authUrl: target.authUrl,
       scope: flags.scope,
-      redirectUri: `http://127.0.0.1:${flags.port}/callback`,
+      // no --port: a loopback redirect URI without one, so each sign-in listens on a free port (RFC 8252 §7.3)
+      redirectUri: `http://127.0.0.1${Option.match(flags.port, { onNone: () => "", onSome: (port) => `:${port}` })}/callback`,
       tokenCache
     }).pipe(Layer.provide(http))
     const token = yield* authorizeLocal({
@@ -174,18 +175,23 @@ export const whoami = (flags: WhoamiFlags) =>
     }
     const tokenCache = yield* TokenCache.file(path)
     const layer = ServiceClient.layer({ apiUrl: target.apiUrl }).pipe(
-      Layer.provide(
+      Layer.provideMerge(
         AuthorizationCode.layer({
           clientId: target.clientId,
           clientSecret: target.clientSecret,
           publicClient: target.publicClient,
           authUrl: target.authUrl,
-          tokenCache
+          tokenCache,
+          refreshTokenLifetime: refreshTokenLifetimeOf(authUrl)
         })
       ),
       Layer.provide(http)
     )
-    const me = yield* Effect.flatMap(ServiceClient, (client) => client.users.me).pipe(
+    const { me, endsAt } = yield* Effect.gen(function* () {
+      const me = yield* Effect.flatMap(ServiceClient, (client) => client.users.me)
+      const endsAt = yield* Effect.flatMap(AuthorizationCode, (provider) => provider.signInEndsAt)
+      return { me, endsAt }
+    }).pipe(
       Effect.provide(layer),
       // the SDK's words for "nothing usable is saved" are for programmers: say it for the command line
       Effect.catchIf(
@@ -193,6 +199,16 @@ export const whoami = (flags: WhoamiFlags) =>
         () =>
           new AuthenticationError({
             message: `not signed in: the saved login at ${path} has no usable token for ${target.clientId}: run \`${PROGRAM} login\` again`
+          })
+      ),
+      // a refresh token refused for good (the sign-in ended, or it was revoked): name the command at once
+      Effect.catchIf(
+        (error) => error._tag === "AuthenticationError" && /sign in again$/.test(error.message),
+        (error) =>
+          new AuthenticationError({
+            message: `${error.message}: run \`${PROGRAM} login\``,
+            status: (error as AuthenticationError).status,
+            payload: (error as AuthenticationError).payload
           })
       )
     )
@@ -204,7 +220,22 @@ export const whoami = (flags: WhoamiFlags) =>
         }`
       )
     )
+    if (Option.isSome(endsAt)) {
+      const days = Math.floor((endsAt.value.getTime() - (yield* Clock.currentTimeMillis)) / 86_400_000)
+      yield* Console.log(
+        `sign-in ends ${endsAt.value.toISOString().replace(/\.\d{3}Z$/, "Z")} (in ${days} day${days === 1 ? "" : "s"}; then run \`${PROGRAM} login\` again)`
+      )
+    }
   }).pipe(Effect.scoped)
+
+/**
+ * How long a sign-in lasts on the Service: a refresh token ends 180 days after the user signed in, and refreshing
+ * does not extend it. Elsewhere (an emulator, another server) only the server's `refresh_token_expires_in` tells.
+ */
+const SERVICE_REFRESH_TOKEN_LIFETIME = "180 days"
+
+const refreshTokenLifetimeOf = (authUrl: string) =>
+  trimSlash(authUrl) === DEFAULT_AUTH_URL ? SERVICE_REFRESH_TOKEN_LIFETIME : undefined
 
 /** `--client id:secret` (or `id` alone: a public client), as `service-sdk-emulator` reads it. */
 const clientRegistration = (spec: string) =>

@@ -91,5 +91,4 @@ export const cacheFlag = flag(Options.file("cache").pipe(Options.optional), {
 })
 
 export const DEFAULT_LOGIN_SCOPE = "user-read-private user-read-email user-library-read"
-export const DEFAULT_LOGIN_PORT = 8888
 export const DEFAULT_EMULATOR_PORT = 4000

@@ -18,15 +18,18 @@ export const publicClientFromEnv: Effect.Effect<boolean> = Config.option(
   Effect.orElseSucceed(() => false)
 )
 
+/** The Service's accounts service (the SDK's default `authUrl`). */
+export const DEFAULT_AUTH_URL = "https://accounts.service.example"
+
 /** The accounts service the SDK would use: `SERVICE_SDK_AUTH_URL`, else the Service's. */
 export const authUrlFromEnv: Effect.Effect<string> = Config.option(Config.string("SERVICE_SDK_AUTH_URL")).pipe(
   Effect.map((value) =>
     Option.getOrElse(
       Option.filter(value, (text) => text.trim() !== ""),
-      () => "https://accounts.service.example"
+      () => DEFAULT_AUTH_URL
     )
   ),
-  Effect.orElseSucceed(() => "https://accounts.service.example")
+  Effect.orElseSucceed(() => DEFAULT_AUTH_URL)
 )
 
 /**

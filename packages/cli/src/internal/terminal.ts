@@ -5,6 +5,7 @@
  */
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import { cleanUntrustedText } from "service-sdk"
 
 /** C0 controls but tab and newline, DEL, C1 controls, and bidirectional overrides (they reorder what is shown). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
@@ -13,8 +14,14 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2
 /** `text` without control characters (tab and newline kept). */
 export const stripControl = (text: string): string => text.replace(CONTROL, "")
 
-/** `text` on one line, without control characters. */
-export const oneLine = (text: string): string => stripControl(text.replace(/[\r\n\t]+/g, " "))
+/** The longest line the CLI prints from a message that may hold server-supplied text. */
+const MAX_LINE = 4096
+
+/**
+ * `text` on one line, through the SDK's one cleaner for server-supplied text: no escape sequences, no control, bidi
+ * or invisible characters (U+200B, U+2028/2029, U+200F, U+061C, U+FEFF, U+2060…), capped.
+ */
+export const oneLine = (text: string): string => cleanUntrustedText(text.replace(/[\r\n\t]+/g, " "), MAX_LINE)
 
 /** ANSI escape sequences (CSI and OSC), for plain output. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point

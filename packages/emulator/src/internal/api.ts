@@ -296,7 +296,7 @@ const playbackState = (state: EmulatorState) =>
 
 const playlistItems = (state: EmulatorState, playlistId: string, limit: number, offset: number) => {
   const playlist = state.playlists.get(playlistId)!
-  return paging(`${state.catalog.apiUrl}/playlists/${playlistId}/tracks`, playlist.items, limit, offset, (item) => {
+  return paging(`${state.catalog.apiUrl}/playlists/${playlistId}/items`, playlist.items, limit, offset, (item) => {
     const match = TRACK_URI.exec(item.uri)
     const id = match?.[2]
     return {
@@ -397,6 +397,21 @@ const addPlaylistItems = (state: EmulatorState) =>
     return json({ snapshot_id: state.bumpPlaylist(playlistState, playlistId) }, 201)
   })
 
+/**
+ * `POST /playlists/{id}/tracks`: the Service removed it for development-mode apps on 2026-03-09 in favour of
+ * `/playlists/{id}/items` and answers 403 (DESIGN section 5).
+ */
+const removedPlaylistTracks = (state: EmulatorState) =>
+  Effect.gen(function* () {
+    yield* authenticate(state, { user: true, anyScope: ["playlist-modify-public", "playlist-modify-private"] })
+    yield* findPlaylist(state)
+    return yield* new ApiError({ status: 403, message: REMOVED_PLAYLIST_TRACKS_MESSAGE })
+  })
+
+/** What the Service answers to the removed playlist write. @internal */
+export const REMOVED_PLAYLIST_TRACKS_MESSAGE =
+  "Forbidden: POST /playlists/{playlist_id}/tracks is not available to development mode apps since 2026-03-09; use POST /playlists/{playlist_id}/items"
+
 const apiMethodNotAllowed = (allow: string) =>
   json({ error: { status: 405, message: "Method not allowed" } }, 405, { allow })
 
@@ -420,8 +435,12 @@ export const apiApp = (state: EmulatorState) => {
     HttpRouter.all("/v1/me/player", methods({ GET: playbackState(state) }, apiMethodNotAllowed)),
     HttpRouter.all("/v1/playlists/:playlistId", methods({ GET: playlist(state) }, apiMethodNotAllowed)),
     HttpRouter.all(
-      "/v1/playlists/:playlistId/tracks",
+      "/v1/playlists/:playlistId/items",
       methods({ GET: getPlaylistTracks(state), POST: addPlaylistItems(state) }, apiMethodNotAllowed)
+    ),
+    HttpRouter.all(
+      "/v1/playlists/:playlistId/tracks",
+      methods({ GET: getPlaylistTracks(state), POST: removedPlaylistTracks(state) }, apiMethodNotAllowed)
     )
   )
   const routed = router.pipe(

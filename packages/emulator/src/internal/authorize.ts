@@ -9,22 +9,63 @@ import { parseScope } from "./oauth.js"
 import { randomToken } from "./random.js"
 import { CODE_LIFETIME_MS, type EmulatorState, isUserId } from "./state.js"
 
-const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "[::1]"])
+/** The loopback IP literals a plain-`http` redirect URI may use: never `localhost` (RFC 8252 §8.3). */
+const LOOPBACK_LITERALS: ReadonlySet<string> = new Set(["127.0.0.1", "[::1]"])
+
+const parseUrl = (raw: string): URL | undefined => {
+  try {
+    return new URL(raw)
+  } catch {
+    return undefined
+  }
+}
 
 /**
- * Native-app redirect URIs (RFC 8252 §7.3): `http` on a loopback host, any port, no fragment (RFC 6749 §3.1.2).
+ * The Service's redirect URI rules (since 2025-11-27; RFC 8252 §7.3, §8.3): `https`, or `http` on a loopback IP
+ * literal; no fragment or credentials (RFC 6749 §3.1.2). `localhost` is refused. The reason, or undefined when fine.
  *
  * @internal
  */
-export const isLoopbackRedirectUri = (raw: string): boolean => {
-  if (raw.includes("#")) return false
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    return false
+export const redirectUriError = (raw: string): string | undefined => {
+  const url = raw.includes("#") ? undefined : parseUrl(raw)
+  if (url === undefined || url.username !== "" || url.password !== "") {
+    return "Invalid redirect URI: not an absolute URI without fragment or credentials"
   }
-  return url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname) && url.username === "" && url.password === ""
+  if (url.protocol === "https:") return undefined
+  if (url.protocol === "http:" && LOOPBACK_LITERALS.has(url.hostname)) return undefined
+  if (url.protocol === "http:" && url.hostname === "localhost") {
+    return "Invalid redirect URI: localhost is not allowed, use a loopback IP literal (127.0.0.1 or [::1])"
+  }
+  return "Invalid redirect URI: it must be https, or http on a loopback IP literal (127.0.0.1 or [::1])"
+}
+
+/**
+ * Whether a client with no registered redirect URIs may use `raw`: `http` on a loopback IP literal, any port.
+ *
+ * @internal
+ */
+export const isLoopbackRedirectUri = (raw: string): boolean =>
+  redirectUriError(raw) === undefined && parseUrl(raw)!.protocol === "http:"
+
+/**
+ * Whether `raw` matches a registered redirect URI: exactly, or, for a loopback URI registered without a port, with
+ * any port (RFC 8252 §7.3: the port of a loopback redirect is chosen at sign-in).
+ *
+ * @internal
+ */
+export const matchesRegistered = (registered: string, raw: string): boolean => {
+  if (registered === raw) return true
+  const expected = parseUrl(registered)
+  const actual = parseUrl(raw)
+  if (expected === undefined || actual === undefined) return false
+  if (expected.protocol !== "http:" || !LOOPBACK_LITERALS.has(expected.hostname) || expected.port !== "") return false
+  return (
+    actual.protocol === "http:" &&
+    actual.hostname === expected.hostname &&
+    actual.pathname === expected.pathname &&
+    actual.search === expected.search &&
+    actual.port !== ""
+  )
 }
 
 /** Authorization response (RFC 6749 §4.1.2): back to the client's redirect URI, keeping its own query. */
@@ -121,14 +162,15 @@ export const authorizeEndpoint = (state: EmulatorState) =>
         if (redirectUri === null || redirectUri === "") {
           return errorPage(400, "invalid_request", "Missing required parameter: redirect_uri")
         }
-        if (!isLoopbackRedirectUri(redirectUri)) {
-          return errorPage(
-            400,
-            "invalid_request",
-            "Invalid redirect URI: it must be http on a loopback host (127.0.0.1, localhost or [::1])"
-          )
+        const invalidRedirect = redirectUriError(redirectUri)
+        if (invalidRedirect !== undefined) return errorPage(400, "invalid_request", invalidRedirect)
+        if (client.redirectUris === undefined && !isLoopbackRedirectUri(redirectUri)) {
+          return errorPage(400, "invalid_request", "Invalid redirect URI: not registered for this client")
         }
-        if (client.redirectUris !== undefined && !client.redirectUris.includes(redirectUri)) {
+        if (
+          client.redirectUris !== undefined &&
+          !client.redirectUris.some((registered) => matchesRegistered(registered, redirectUri))
+        ) {
           return errorPage(400, "invalid_request", "Invalid redirect URI: not registered for this client")
         }
         const stateParam = params.get("state") ?? undefined

@@ -4,6 +4,7 @@ import {
   type AlbumFixture,
   type ArtistFixture,
   DEFAULT_PLAYLIST_ID,
+  LOCAL_FILE,
   TRACKS,
   type TrackFixture,
   URI_SCHEME
@@ -21,6 +22,7 @@ export interface Catalog {
   /** `GET /albums/{id}` bodies, serialised and UTF-8 encoded ahead of time (the hot path of the benchmarks) */
   readonly albumJson: ReadonlyMap<string, Uint8Array>
   readonly artistJson: (id: string) => unknown
+  /** a catalogue track, or the local file for {@link LOCAL_FILE}'s key */
   readonly trackJson: (id: string) => unknown
   readonly playlists: ReadonlyMap<string, PlaylistInfo>
 }
@@ -71,8 +73,43 @@ export const makeCatalog = (apiUrl: string): Catalog => {
     artists: track.artistIds.map(simpleArtist)
   })
 
+  // as the Service sends a local file: null ids, hrefs and uris of the album and artists, no catalogue data
+  const localFileJson = {
+    id: null,
+    name: LOCAL_FILE.name,
+    type: "track",
+    is_local: true,
+    uri: LOCAL_FILE.uri,
+    href: null,
+    duration_ms: LOCAL_FILE.durationMs,
+    track_number: 0,
+    disc_number: 0,
+    explicit: false,
+    popularity: 0,
+    preview_url: null,
+    external_ids: {},
+    external_urls: {},
+    available_markets: [],
+    artists: [{ id: null, name: LOCAL_FILE.artist, type: "artist", uri: null, href: null, external_urls: {} }],
+    album: {
+      id: null,
+      name: LOCAL_FILE.album,
+      type: "album",
+      album_type: null,
+      release_date: null,
+      release_date_precision: null,
+      uri: null,
+      href: null,
+      images: [],
+      artists: [],
+      available_markets: [],
+      external_urls: {}
+    }
+  }
+
   const trackCache = new Map<string, unknown>()
   const trackJson = (id: string): unknown => {
+    if (id === LOCAL_FILE.key) return localFileJson
     let json = trackCache.get(id)
     if (json === undefined) {
       const track = tracks.get(id)!

@@ -9,6 +9,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { EmulatorConfig, Fault } from "../Emulator.js"
 import { decodeFault } from "./faults.js"
+import { LOCAL_FILE } from "./fixtures.js"
 import { isLoopbackAddress, isLoopbackHost, json, mediaType, methods } from "./http.js"
 import type { EmulatorState } from "./state.js"
 
@@ -21,6 +22,9 @@ const PlaybackSchema = Schema.Struct({
 /** @internal */
 export const ConfigSchema = Schema.Struct({
   tokenLifetime: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 31_536_000)), { exact: true }),
+  refreshTokenLifetime: Schema.optionalWith(Schema.NullOr(Schema.Int.pipe(Schema.between(1, 315_360_000))), {
+    exact: true
+  }),
   rotateRefreshTokens: Schema.optionalWith(Schema.Boolean, { exact: true }),
   autoApprove: Schema.optionalWith(Schema.Boolean, { exact: true }),
   requirePkce: Schema.optionalWith(Schema.Boolean, { exact: true }),
@@ -33,7 +37,10 @@ export const decodeConfig = (state: EmulatorState, input: unknown): Effect.Effec
     Effect.mapError((error) => ParseResult.TreeFormatter.formatErrorSync(error)),
     Effect.filterOrFail(
       (config) =>
-        config.playback === undefined || config.playback === null || state.catalog.tracks.has(config.playback.trackId),
+        config.playback === undefined ||
+        config.playback === null ||
+        state.catalog.tracks.has(config.playback.trackId) ||
+        config.playback.trackId === LOCAL_FILE.key,
       (config) => `Unknown track id for playback: ${config.playback?.trackId}`
     )
   )
@@ -42,6 +49,8 @@ export const decodeConfig = (state: EmulatorState, input: unknown): Effect.Effec
 export const applyConfig = (state: EmulatorState, config: EmulatorConfig): void => {
   state.config = {
     tokenLifetime: config.tokenLifetime ?? state.config.tokenLifetime,
+    refreshTokenLifetime:
+      config.refreshTokenLifetime === undefined ? state.config.refreshTokenLifetime : config.refreshTokenLifetime,
     rotateRefreshTokens: config.rotateRefreshTokens ?? state.config.rotateRefreshTokens,
     autoApprove: config.autoApprove ?? state.config.autoApprove,
     requirePkce: config.requirePkce ?? state.config.requirePkce,

@@ -18,11 +18,11 @@ import type {
 } from "../Emulator.js"
 import { EmulatorError } from "../EmulatorError.js"
 import { apiApp } from "./api.js"
-import { authorizeEndpoint, decisionEndpoint } from "./authorize.js"
+import { authorizeEndpoint, decisionEndpoint, redirectUriError } from "./authorize.js"
 import { makeCatalog } from "./catalog.js"
 import { applyConfig, controlApp, decodeConfig } from "./control.js"
 import { decodeFault } from "./faults.js"
-import { TRACKS } from "./fixtures.js"
+import { LOCAL_FILE, TRACKS } from "./fixtures.js"
 import { json, methods } from "./http.js"
 import { tokenEndpoint } from "./oauth.js"
 import { EmulatorState, type ResolvedOptions } from "./state.js"
@@ -37,11 +37,17 @@ export const defaultClientSecret = "emulator-secret"
 /** @internal */
 export const defaultPublicClientId = "emulator-public-client"
 
+/** @internal */
+export const localFileTrackId: string = LOCAL_FILE.key
+
 const HOST = "127.0.0.1"
 
 const MAX_BODY_BYTES = 1024 * 1024
 
 const TRACK_IDS: ReadonlySet<string> = new Set(TRACKS.map((track) => track.id))
+
+/** A track the player can report: a catalogue track or the local file. */
+const isPlayable = (trackId: string) => TRACK_IDS.has(trackId) || trackId === LOCAL_FILE.key
 
 const invalid = (message: string) => Effect.fail(new EmulatorError({ message: `Invalid emulator options: ${message}` }))
 
@@ -60,13 +66,22 @@ const resolveOptions = (
   if (!isNonNegativeInt(tokenLifetime, 31_536_000)) {
     return invalid(`tokenLifetime must be a whole number of seconds, got ${String(tokenLifetime)}`)
   }
+  const refreshTokenLifetime = options.refreshTokenLifetime ?? null
+  if (
+    refreshTokenLifetime !== null &&
+    !(isNonNegativeInt(refreshTokenLifetime, 315_360_000) && refreshTokenLifetime > 0)
+  ) {
+    return invalid(
+      `refreshTokenLifetime must be a positive whole number of seconds, got ${String(refreshTokenLifetime)}`
+    )
+  }
   const tokenLatencyMs = options.tokenLatencyMs ?? 0
   if (typeof tokenLatencyMs !== "number" || !Number.isFinite(tokenLatencyMs) || tokenLatencyMs < 0) {
     return invalid(`tokenLatencyMs must be a non-negative number, got ${String(tokenLatencyMs)}`)
   }
   const playback = options.playback ?? null
-  if (playback !== null && !TRACK_IDS.has(playback.trackId)) {
-    return invalid(`playback.trackId is not a catalogue track: ${playback.trackId}`)
+  if (playback !== null && !isPlayable(playback.trackId)) {
+    return invalid(`playback.trackId is not a catalogue track or the local file: ${playback.trackId}`)
   }
   const clients = new Map<string, ClientRegistration>([
     [defaultClientId, { clientId: defaultClientId, clientSecret: defaultClientSecret }],
@@ -80,6 +95,11 @@ const resolveOptions = (
     if (client.clientSecret !== undefined && (typeof client.clientSecret !== "string" || client.clientSecret === "")) {
       return invalid(`client ${client.clientId} needs a non-empty clientSecret, or none for a public client`)
     }
+    // the Service's rules apply to registration too (a loopback URI may be registered without a port)
+    for (const uri of client.redirectUris ?? []) {
+      const problem = typeof uri === "string" ? redirectUriError(uri) : "not a string"
+      if (problem !== undefined) return invalid(`client ${client.clientId}: redirect URI ${String(uri)}: ${problem}`)
+    }
     clients.set(client.clientId, client)
   }
   return Effect.succeed({
@@ -89,6 +109,7 @@ const resolveOptions = (
     tokenLatencyMs,
     config: {
       tokenLifetime,
+      refreshTokenLifetime,
       rotateRefreshTokens: options.rotateRefreshTokens ?? false,
       autoApprove: options.autoApprove ?? false,
       requirePkce: options.requirePkce ?? false,

@@ -170,12 +170,31 @@ const buildTracks = (): ReadonlyArray<TrackFixture> => {
 /** @internal */
 export const TRACKS: ReadonlyArray<TrackFixture> = buildTracks()
 
-/** The first 30 catalogue tracks are saved in the user's library at start, most recently added first. @internal */
-export const INITIAL_SAVED_TRACKS: ReadonlyArray<{ readonly trackId: string; readonly addedAt: string }> = TRACKS.slice(
-  0,
-  30
-).map((track, index) => ({
-  trackId: track.id,
+/**
+ * A local file: a file on the user's device that the Service lists among tracks with `null` track, album and artist
+ * ids and `is_local: true` (DESIGN section 5). Its key is not a catalogue id (it has a `-`), so no API call takes it.
+ *
+ * @internal
+ */
+export const LOCAL_FILE = {
+  key: "local-file",
+  name: "Demo Tape (Home Recording)",
+  artist: "The Loopbacks",
+  album: "Basement Tapes",
+  durationMs: 201_000,
+  uri: `${URI_SCHEME}:local:The+Loopbacks:Basement+Tapes:Demo+Tape+%28Home+Recording%29:201`
+} as const
+
+/**
+ * The first 30 catalogue tracks are saved in the user's library at start, most recently added first, with the
+ * {@link LOCAL_FILE} third (so the first page of every client meets a local file). @internal
+ */
+export const INITIAL_SAVED_TRACKS: ReadonlyArray<{ readonly trackId: string; readonly addedAt: string }> = [
+  ...TRACKS.slice(0, 2).map((track) => track.id),
+  LOCAL_FILE.key,
+  ...TRACKS.slice(2, 30).map((track) => track.id)
+].map((trackId, index) => ({
+  trackId,
   addedAt: new Date(Date.UTC(2024, 0, 31, 12, 0, 0) - index * 86_400_000).toISOString().replace(".000Z", "Z")
 }))
 

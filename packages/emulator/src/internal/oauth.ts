@@ -102,11 +102,16 @@ const authenticateClient = (
   return Effect.succeed(client)
 }
 
+/** `refresh_token_expires_in` when refresh tokens end (config `refreshTokenLifetime`). @internal */
+export const refreshTokenExpiry = (seconds: number | undefined): { readonly refresh_token_expires_in?: number } =>
+  seconds === undefined ? {} : { refresh_token_expires_in: seconds }
+
 const tokenResponse = (body: {
   readonly access_token: string
   readonly expires_in: number
   readonly scope: string
   readonly refresh_token?: string
+  readonly refresh_token_expires_in?: number
 }): HttpServerResponse.HttpServerResponse =>
   json(
     {
@@ -114,7 +119,8 @@ const tokenResponse = (body: {
       token_type: "Bearer",
       expires_in: body.expires_in,
       scope: body.scope,
-      ...(body.refresh_token === undefined ? {} : { refresh_token: body.refresh_token })
+      ...(body.refresh_token === undefined ? {} : { refresh_token: body.refresh_token }),
+      ...refreshTokenExpiry(body.refresh_token_expires_in)
     },
     200,
     NO_STORE
@@ -143,7 +149,7 @@ const clientCredentialsGrant = (
       new OAuthError({ status: 400, error: "invalid_scope", description: `Invalid scope: ${parsed.invalid}` })
     )
   }
-  const grant = state.newGrant(client.clientId, parsed.scope, undefined)
+  const grant = state.newGrant(client.clientId, parsed.scope, undefined, now)
   const access = state.issueAccessToken(grant, grant.scope, now)
   return Effect.succeed(tokenResponse({ access_token: access.token, expires_in: access.expiresIn, scope: grant.scope }))
 }
@@ -190,7 +196,7 @@ const authorizationCodeGrant = (
   if (entry.redirectUri !== redirectUri) return Effect.fail(invalidGrant("Invalid redirect URI"))
   const pkce = verifyPkce(entry.codeChallenge, form.get("code_verifier"))
   if (pkce !== undefined) return Effect.fail(invalidGrant(pkce))
-  const grant = state.newGrant(client.clientId, entry.scope, entry.userId)
+  const grant = state.newGrant(client.clientId, entry.scope, entry.userId, now)
   entry.redeemedBy = grant
   const access = state.issueAccessToken(grant, grant.scope, now)
   const refreshToken = state.issueRefreshToken(grant)
@@ -199,7 +205,8 @@ const authorizationCodeGrant = (
       access_token: access.token,
       expires_in: access.expiresIn,
       scope: grant.scope,
-      refresh_token: refreshToken
+      refresh_token: refreshToken,
+      ...refreshTokenExpiry(state.refreshTokenExpiresIn(grant, now))
     })
   )
 }
@@ -214,6 +221,9 @@ const refreshTokenGrant = (state: EmulatorState, client: ClientRegistration, for
   if (grant === undefined || grant.clientId !== client.clientId) {
     return Effect.fail(invalidGrant("Invalid refresh token"))
   }
+  // the Service's refresh tokens end a fixed time after sign-in; refreshing does not extend them
+  const expiresIn = state.refreshTokenExpiresIn(grant, now)
+  if (expiresIn === 0) return Effect.fail(invalidGrant("Refresh token expired"))
   let scope = grant.scope
   const requested = form.get("scope")
   if (requested !== null) {
@@ -237,7 +247,8 @@ const refreshTokenGrant = (state: EmulatorState, client: ClientRegistration, for
       access_token: access.token,
       expires_in: access.expiresIn,
       scope,
-      ...(rotated === undefined ? {} : { refresh_token: rotated })
+      ...(rotated === undefined ? {} : { refresh_token: rotated }),
+      ...refreshTokenExpiry(expiresIn)
     })
   )
 }

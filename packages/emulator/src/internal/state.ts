@@ -7,6 +7,8 @@ import { randomToken } from "./random.js"
 /** @internal */
 export interface ConfigState {
   readonly tokenLifetime: number
+  /** seconds a refresh token lasts from sign-in, not extended by refreshing (the Service: 180 days); null: forever */
+  readonly refreshTokenLifetime: number | null
   readonly rotateRefreshTokens: boolean
   readonly autoApprove: boolean
   /** PKCE for every client (public clients always need it) */
@@ -31,6 +33,8 @@ export interface Grant {
   readonly scopes: ReadonlySet<string>
   /** `undefined` for app tokens (client credentials) */
   readonly userId: string | undefined
+  /** when the user signed in (epoch milliseconds): a refresh token's lifetime counts from here */
+  readonly signedInAt: number
 }
 
 /** @internal */
@@ -171,8 +175,18 @@ export class EmulatorState {
     this.apiByUser.set(userId, (this.apiByUser.get(userId) ?? 0) + 1)
   }
 
-  newGrant(clientId: string, scope: string, userId: string | undefined): Grant {
-    return { id: `g${++this.grantCounter}`, clientId, scope, scopes: scopeSet(scope), userId }
+  newGrant(clientId: string, scope: string, userId: string | undefined, now: number): Grant {
+    return { id: `g${++this.grantCounter}`, clientId, scope, scopes: scopeSet(scope), userId, signedInAt: now }
+  }
+
+  /**
+   * Seconds left before the grant's refresh tokens end (`refresh_token_expires_in`), when `refreshTokenLifetime` is
+   * set: counted from the sign-in, so refreshing does not extend it.
+   */
+  refreshTokenExpiresIn(grant: Grant, now: number): number | undefined {
+    const lifetime = this.config.refreshTokenLifetime
+    if (lifetime === null) return undefined
+    return Math.max(0, Math.floor((grant.signedInAt + lifetime * 1000 - now) / 1000))
   }
 
   issueAccessToken(

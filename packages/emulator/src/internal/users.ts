@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import type { SignInOptions, SignInTokens } from "../Emulator.js"
 import { EmulatorError } from "../EmulatorError.js"
 import { SCOPES } from "./fixtures.js"
-import { parseScope } from "./oauth.js"
+import { parseScope, refreshTokenExpiry } from "./oauth.js"
 import { type EmulatorState, isUserId } from "./state.js"
 
 const invalid = (message: string) => Effect.fail(new EmulatorError({ message: `Invalid signIn: ${message}` }))
@@ -37,13 +37,14 @@ export const signIn = (state: EmulatorState, options: SignInOptions): Effect.Eff
       return invalid(`expiresIn must be a whole number of seconds, got ${String(lifetime)}`)
     }
     return Effect.map(Clock.currentTimeMillis, (now) => {
-      const grant = state.newGrant(clientId, parsed.scope, userId)
+      const grant = state.newGrant(clientId, parsed.scope, userId, now)
       const access = state.issueAccessToken(grant, grant.scope, now, lifetime)
       return {
         access_token: access.token,
         refresh_token: state.issueRefreshToken(grant),
         expires_in: access.expiresIn,
-        scope: grant.scope
+        scope: grant.scope,
+        ...refreshTokenExpiry(state.refreshTokenExpiresIn(grant, now))
       }
     })
   })

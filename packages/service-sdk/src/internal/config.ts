@@ -9,6 +9,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ConfigurationError } from "../ServiceError.js"
 import type { Options as OAuthClientOptions } from "../OAuthClient.js"
+import { redirectUriProblem } from "./local/redirectUri.js"
 import { maskUrlCredentials } from "./redact.js"
 
 export const DEFAULT_AUTH_URL = "https://accounts.service.example"
@@ -167,6 +168,19 @@ export const positiveDuration = (
     () => invalid(`${option} must be a positive duration, got zero`)
   )
 
+/**
+ * `refreshTokenLifetime`: how long a sign-in lasts when the token endpoint does not say (the Service: 180 days from
+ * sign-in, not extended by refreshing). Absent: unknown, unless the server says. Else a positive, finite duration.
+ */
+export const refreshTokenLifetimeOption = (
+  value: Duration.DurationInput | undefined
+): Effect.Effect<Duration.Duration | undefined, ConfigurationError> =>
+  value === undefined
+    ? Effect.succeed(undefined)
+    : Effect.filterOrFail(positiveDuration(value, value, "refreshTokenLifetime"), Duration.isFinite, () =>
+        invalid("refreshTokenLifetime must be a finite duration (the Service's: 180 days)")
+      )
+
 /** A duration option where zero is meaningful (`skew: 0` uses a token until it expires); negative or NaN is not. */
 export const nonNegativeDuration = (
   value: Duration.DurationInput | undefined,
@@ -254,10 +268,27 @@ export const retryCount = (
 export const resolveRedirectUri = (value: string | undefined): Effect.Effect<string | undefined, ConfigurationError> =>
   Effect.flatMap(optionOrEnv(value, ENV.redirectUri), (resolved) => {
     const redirectUri = Option.getOrUndefined(resolved)
-    return redirectUri !== undefined && !URL.canParse(redirectUri)
-      ? Effect.fail(invalid(`redirectUri is not a valid URL: ${maskUrlCredentials(JSON.stringify(redirectUri))}`))
-      : Effect.succeed(redirectUri)
+    if (redirectUri === undefined) return Effect.succeed(undefined)
+    if (!URL.canParse(redirectUri)) {
+      return Effect.fail(invalid(`redirectUri is not a valid URL: ${maskUrlCredentials(JSON.stringify(redirectUri))}`))
+    }
+    // the Service's rules, at configuration time rather than at the consent page (DESIGN section 4)
+    const problem = redirectUriProblem(new URL(redirectUri))
+    return problem === undefined ? Effect.succeed(redirectUri) : Effect.fail(invalid(problem))
   })
+
+/**
+ * The `issuer` option (RFC 9207): the `iss` an authorization response may carry. Default: `authUrl` without a
+ * trailing slash. A URL, else a ConfigurationError.
+ */
+export const resolveIssuer = (value: unknown, authUrl: string): Effect.Effect<string, ConfigurationError> => {
+  if (value === undefined || value === "") return Effect.succeed(authUrl.replace(/\/+$/, ""))
+  return typeof value === "string" && URL.canParse(value)
+    ? Effect.succeed(value)
+    : Effect.fail(
+        invalid(`issuer must be the authorization server's issuer URL (RFC 9207), got ${describeValue(value)}`)
+      )
+}
 
 export interface ResolvedProtocol {
   readonly clientId: string
@@ -266,6 +297,8 @@ export interface ResolvedProtocol {
   readonly authUrl: string
   readonly redirectUri: string | undefined
   readonly scope: string | undefined
+  readonly issuer: string
+  readonly refreshTokenLifetime: Duration.Duration | undefined
   readonly timeout: Duration.Duration
   readonly maxRetries: number
 }
@@ -277,7 +310,10 @@ export const resolveProtocol = (options: OAuthClientOptions): Effect.Effect<Reso
     const { clientId, clientSecret } = yield* resolveCredentials(options)
     const authUrl = yield* resolveUrl(options.authUrl, "authUrl")
     const redirectUri = yield* resolveRedirectUri(options.redirectUri)
+    const issuer = yield* resolveIssuer(options.issuer, authUrl)
+    const refreshTokenLifetime = yield* refreshTokenLifetimeOption(options.refreshTokenLifetime)
     const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")
     const maxRetries = yield* retryCount(options.maxRetries)
-    return { clientId, clientSecret, authUrl, redirectUri, scope: normalizeScope(options.scope), timeout, maxRetries }
+    const scope = normalizeScope(options.scope)
+    return { clientId, clientSecret, authUrl, redirectUri, scope, issuer, refreshTokenLifetime, timeout, maxRetries }
   })

@@ -3,6 +3,8 @@
  * exchange: nothing cached, nothing owned. `OAuthClient.ts` declares the service; `AuthorizationCode` and
  * `ClientCredentials` add token ownership (cache, single flight, renewal) on top of it.
  */
+import * as Clock from "effect/Clock"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
@@ -18,12 +20,15 @@ import type {
   Service
 } from "../OAuthClient.js"
 import { cleanUntrustedText } from "./redact.js"
+import * as SignIn from "./signIn.js"
 import type * as TokenEndpoint from "./tokenEndpoint.js"
 
 /** The pending sign-in as `completeAuthorization` takes it back. */
 export interface PendingInput {
   readonly state: string
   readonly codeVerifier: string | Redacted.Redacted<string>
+  /** The sign-in's own redirect URI (an ephemeral loopback port), when not the configured one. */
+  readonly redirectUri?: string | undefined
 }
 
 const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
@@ -39,6 +44,41 @@ const callbackQuery = (url: unknown): Effect.Effect<URLSearchParams, Authenticat
       : Effect.fail(authFailure("the authorization response is not a valid URL"))
   }
   return Effect.succeed(new URLSearchParams(trimmed.startsWith("?") ? trimmed.slice(1) : trimmed))
+}
+
+/** The parameters of an authorization response that must appear at most once (RFC 6749 §3.1, RFC 9207 §2). */
+const SINGLE_PARAMETERS = ["state", "code", "error", "iss"] as const
+
+/**
+ * RFC 6749 §3.1: response parameters must not be included more than once. Checked first: `?state=<right>&state=evil`
+ * or `?code=<c>&code=<attacker>` must not pass on whichever copy a reader happens to take.
+ */
+const checkSingleParameters = (query: URLSearchParams): Effect.Effect<void, AuthenticationError> => {
+  const repeated = SINGLE_PARAMETERS.find((name) => query.getAll(name).length > 1)
+  return repeated === undefined
+    ? Effect.void
+    : Effect.fail(
+        authFailure(
+          `the authorization response repeats the ${repeated} parameter (RFC 6749 §3.1): refused, possibly forged`,
+          { error: "invalid_request", error_description: `repeated parameter: ${repeated}` }
+        )
+      )
+}
+
+/**
+ * RFC 9207 §2.4: an `iss` parameter, when present, must equal the issuer the client expects (simple string
+ * comparison); a response from another authorization server (a mix-up attack) is refused. Without an expected issuer
+ * there is nothing to compare with.
+ */
+const checkIssuer = (query: URLSearchParams, issuer: string | undefined): Effect.Effect<void, AuthenticationError> => {
+  const iss = query.get("iss")
+  if (iss === null || issuer === undefined || iss === issuer) return Effect.void
+  return Effect.fail(
+    authFailure(
+      `the authorization response comes from another issuer (iss ${JSON.stringify(cleanUntrustedText(iss, 200))}, expected ${issuer}; RFC 9207): refused`,
+      { error: "invalid_request", error_description: "iss does not match the configured issuer" }
+    )
+  )
 }
 
 /** RFC 6749 §10.12 (CSRF): a missing or different state is refused before anything else of the answer is read. */
@@ -79,15 +119,30 @@ const readCode = (query: URLSearchParams): Effect.Effect<string, AuthenticationE
 }
 
 /**
- * The code from the URL the authorization server redirected to (RFC 6749 §4.1.2). Rules, in order: `expectedState`
- * given and the state differs or is missing; an `error` parameter; no `code`.
+ * The checks of an authorization response before its code is read, in order: a repeated `state`, `code`, `error` or
+ * `iss`; `expectedState` given and the state differs or is missing; an `iss` that is not `issuer`.
+ */
+const checkResponse = (
+  query: URLSearchParams,
+  expectedState: string | undefined,
+  issuer: string | undefined
+): Effect.Effect<void, AuthenticationError> =>
+  checkSingleParameters(query).pipe(
+    Effect.zipRight(checkState(query, expectedState)),
+    Effect.zipRight(checkIssuer(query, issuer))
+  )
+
+/**
+ * The code from the URL the authorization server redirected to (RFC 6749 §4.1.2). Rules, in order: a repeated
+ * `state`, `code`, `error` or `iss`; `expectedState` given and the state differs or is missing; `issuer` given and an
+ * `iss` that differs; an `error` parameter; no `code`.
  */
 export const parseResponseUrl = (
   url: string,
-  options: { readonly expectedState?: string | undefined } = {}
+  options: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined } = {}
 ): Effect.Effect<string, AuthenticationError> =>
   Effect.flatMap(callbackQuery(url), (query) =>
-    Effect.zipRight(checkState(query, options?.expectedState), readCode(query))
+    Effect.zipRight(checkResponse(query, options?.expectedState, options?.issuer), readCode(query))
   )
 
 /** How many completed sign-ins an `OAuthClient` remembers, to refuse a second completion of the same one. */
@@ -123,17 +178,23 @@ export interface ProtocolConfig {
   readonly publicClient: boolean
   readonly redirectUri: string | undefined
   readonly scope: string | undefined
+  /** The `iss` an authorization response may carry (RFC 9207); default the `authUrl` without a trailing slash. */
+  readonly issuer?: string | undefined
+  /** How long a sign-in lasts when the token endpoint does not say (`refresh_token_expires_in`). */
+  readonly refreshTokenLifetime?: Duration.Duration | undefined
 }
 
 /** The protocol steps of one client over `endpoint`. */
 export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoint): Service => {
   const { publicClient } = config
+  const issuer = config.issuer ?? config.authUrl.replace(/\/+$/, "")
   const completed = completedSignIns()
 
   // RFC 6749 §4.1.1, RFC 7636 §4.3
-  const authorizationUrl = (options: AuthorizationUrlOptions = {}) => {
+  const authorizationUrl = (options: AuthorizationUrlOptions & { readonly redirectUri?: string | undefined } = {}) => {
     const params = new URLSearchParams({ response_type: "code", client_id: config.clientId })
-    if (config.redirectUri !== undefined) params.set("redirect_uri", config.redirectUri)
+    const redirectUri = options.redirectUri ?? config.redirectUri
+    if (redirectUri !== undefined) params.set("redirect_uri", redirectUri)
     const scope = options.scope !== undefined ? normalizeScope(options.scope) : config.scope
     if (scope !== undefined) params.set("scope", scope)
     if (options.state !== undefined && options.state !== "") params.set("state", options.state)
@@ -156,15 +217,25 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
         scope: options.scope,
         showDialog: options.showDialog,
         loginHint: options.loginHint,
-        codeChallenge: pkce.challenge
+        codeChallenge: pkce.challenge,
+        redirectUri: options.redirectUri
       })
-      return { url, state, codeVerifier: pkce.verifier } satisfies PendingAuthorization
+      return {
+        url,
+        state,
+        codeVerifier: pkce.verifier,
+        ...(options.redirectUri !== undefined ? { redirectUri: options.redirectUri } : {})
+      } satisfies PendingAuthorization
     })
 
   // RFC 6749 §4.1.3
   const exchangeCode = Effect.fn("OAuthClient.exchangeCode")(function* (
     code: string,
-    options: { readonly codeVerifier?: string | Redacted.Redacted<string> | undefined } = {}
+    options: {
+      readonly codeVerifier?: string | Redacted.Redacted<string> | undefined
+      /** RFC 6749 §4.1.3: the redirect URI of the authorization request, when it was not the configured one */
+      readonly redirectUri?: string | undefined
+    } = {}
   ) {
     if (typeof code !== "string") {
       return yield* new ConfigurationError({ message: "the authorization code must be a string" })
@@ -179,7 +250,8 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
         message: "public clients must use PKCE: pass the codeVerifier (or sign in with beginAuthorization)"
       })
     }
-    if (config.redirectUri === undefined) {
+    const redirectUri = options?.redirectUri ?? config.redirectUri
+    if (redirectUri === undefined) {
       return yield* new ConfigurationError({
         message: `missing redirectUri: pass the \`redirectUri\` option or set ${ENV.redirectUri}`
       })
@@ -187,7 +259,7 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
     const token = yield* endpoint({
       grant_type: "authorization_code",
       code: Redacted.make(code.trim()),
-      redirect_uri: config.redirectUri,
+      redirect_uri: redirectUri,
       code_verifier: verifier !== undefined ? Redacted.make(verifier) : undefined
     })
     if (token.refreshToken === undefined) {
@@ -196,7 +268,8 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
         error_description: "missing refresh_token"
       })
     }
-    return token
+    // the user signed in now: the entry records it, and when the sign-in ends (refresh tokens that expire)
+    return SignIn.signedIn(token, (yield* Clock.currentTimeMillis) / 1000, config.refreshTokenLifetime)
   })
 
   const completeAuthorization = Effect.fn("OAuthClient.completeAuthorization")(function* (
@@ -209,7 +282,7 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
       })
     }
     const query = yield* callbackQuery(callbackUrl)
-    yield* checkState(query, pending.state)
+    yield* checkResponse(query, pending.state, issuer)
     // the answer to this sign-in has arrived (a code or an error): the pending sign-in is used up
     if (!completed.claim(pending)) {
       // RFC 6749 §5.2: the grant was used already
@@ -219,7 +292,7 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
       })
     }
     const code = yield* readCode(query)
-    return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier })
+    return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier, redirectUri: pending.redirectUri })
   })
 
   // RFC 6749 §6: a response without a refresh token keeps the one sent

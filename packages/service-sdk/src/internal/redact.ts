@@ -92,19 +92,34 @@ export const bearerOf = (headers: Readonly<Record<string, string>>): string | un
   return value !== undefined && /^bearer\s+/i.test(value) ? value.replace(/^bearer\s+/i, "") : undefined
 }
 
-/** Characters that must not reach a terminal, a log line or a page from untrusted text: C0/C1 controls (ESC, BEL, CR,
- * LF…), invisible format characters (bidi overrides such as U+202E, zero-width characters) and line separators. */
+/**
+ * Terminal escape sequences from untrusted text, removed whole (not just their ESC, which would leave `[2J` behind):
+ * CSI (`ESC [` or the C1 `U+009B`), OSC/DCS/APC/PM/SOS strings up to their terminator, and two-character escapes.
+ */
+const ESCAPE_SEQUENCE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+  /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?|(?:\u001b[\]P_^X]|[\u0090\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[ -~]?/g
+
+/**
+ * Characters that must not reach a terminal, a log line or a page from untrusted text: C0/C1 controls (ESC, BEL, CR,
+ * LF…), invisible format characters (bidi marks and overrides such as U+200F, U+061C, U+202E; zero-width characters
+ * such as U+200B, U+2060, U+FEFF) and the line and paragraph separators U+2028/U+2029.
+ */
 const UNSAFE_TEXT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu
 
 /** The longest server- or attacker-supplied text kept in an error (`error_description`, DESIGN section 3). */
 export const MAX_UNTRUSTED_TEXT = 512
 
 /**
- * Untrusted text (a callback's `error_description`, a token endpoint's error fields) made safe to show: control and
- * format characters removed, then capped at `max` characters (never splitting a surrogate pair).
+ * Server-supplied or otherwise untrusted text (an `error_description`, an API error message, a profile field) made
+ * safe to show in an error, a log line or a terminal: escape sequences and control, bidi and invisible characters
+ * removed, then capped at `max` characters (never splitting a surrogate pair). The one cleaner for the token
+ * endpoint, the data API and the CLI (DESIGN section 4, "Server-supplied text").
+ *
+ * @since 0.4.0
  */
 export const cleanUntrustedText = (text: string, max: number = MAX_UNTRUSTED_TEXT): string => {
-  const cleaned = text.replace(UNSAFE_TEXT, "")
+  const cleaned = text.replace(ESCAPE_SEQUENCE, "").replace(UNSAFE_TEXT, "")
   if (cleaned.length <= max) return cleaned
   const cut = cleaned.slice(0, max)
   return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut

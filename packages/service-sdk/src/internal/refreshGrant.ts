@@ -2,11 +2,14 @@
  * The refresh token grant (RFC 6749 §6) as a renewal for the single flight: shared by `AuthorizationCode` (one user)
  * and `UserTokens` (one per user), so the `invalid_grant` rule lives in one place.
  */
+import * as Clock from "effect/Clock"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { AuthenticationError } from "../ServiceError.js"
+import { AuthenticationError, type TransportError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
+import * as SignIn from "./signIn.js"
 import { RefreshRejected } from "./singleFlight.js"
 import type * as TokenEndpoint from "./tokenEndpoint.js"
 
@@ -15,6 +18,10 @@ export interface Options {
   readonly initialRefreshToken?: Redacted.Redacted<string> | undefined
   /** The AuthenticationError message when there is neither a token nor a refresh token. */
   readonly noTokenMessage: string
+  /** How long a sign-in lasts when the entry does not say (`refreshTokenLifetime`). */
+  readonly refreshTokenLifetime?: Duration.Duration | undefined
+  /** The log prefix of the warning near the end of a sign-in. */
+  readonly name?: string | undefined
 }
 
 const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
@@ -23,7 +30,8 @@ const authFailure = (message: string, payload?: AuthenticationError["payload"]) 
 /** A renewal function: each call of `make` has its own memory of rejected refresh tokens. */
 export const make = (endpoint: TokenEndpoint.TokenEndpoint, options: Options) => {
   const { initialRefreshToken } = options
-  // Refresh tokens the server answered `invalid_grant` to in this process: never sent again (RFC 6749 §5.2).
+  // Refresh tokens the server refused for good in this process (`invalid_grant`, or a 400 without an error code):
+  // never sent again (RFC 6749 §5.2).
   const rejectedHere = new Set<string>()
 
   /**
@@ -46,7 +54,9 @@ export const make = (endpoint: TokenEndpoint.TokenEndpoint, options: Options) =>
   }
 
   // RFC 6749 §6: refresh with the newest refresh token; a response without one keeps it.
-  return (current: Option.Option<TokenInfo>) => {
+  return (
+    current: Option.Option<TokenInfo>
+  ): Effect.Effect<TokenInfo, AuthenticationError | TransportError | RefreshRejected> => {
     const { rejected, token: refreshToken } = chooseRefreshToken(current)
     if (refreshToken === undefined) {
       return Effect.fail(
@@ -58,27 +68,38 @@ export const make = (endpoint: TokenEndpoint.TokenEndpoint, options: Options) =>
           : authFailure(options.noTokenMessage)
       )
     }
+    const previous = Option.getOrUndefined(current)
     return endpoint({ grant_type: "refresh_token", refresh_token: refreshToken }).pipe(
-      Effect.map(
-        (token) =>
+      Effect.map((token) =>
+        // the sign-in carries over: refreshing does not extend it (refresh tokens that expire)
+        SignIn.carried(
+          previous,
           new TokenInfo({
             accessToken: token.accessToken,
             expiresAt: token.expiresAt,
             refreshToken: token.refreshToken ?? refreshToken,
-            scope: token.scope ?? Option.getOrUndefined(Option.flatMapNullable(current, (t) => t.scope))
+            scope: token.scope ?? previous?.scope,
+            signInEndsAt: token.signInEndsAt
           })
+        )
       ),
-      Effect.catchIf(
-        (error) => error._tag === "AuthenticationError" && error.payload?.error === "invalid_grant",
-        (error) => {
+      Effect.tap((token) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          SignIn.warnNearEnd(options.name ?? "refresh", token, options.refreshTokenLifetime, now / 1000)
+        )
+      ),
+      Effect.catchIf(SignIn.isFinalRefusal, (error) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
           rejectedHere.add(Redacted.value(refreshToken))
           // the entry that held it, marked, so that no process of the fleet sends it again
           const marked = Option.match(current, {
             onNone: () => undefined,
             onSome: (token) => new TokenInfo({ ...token, refreshToken, refreshRejected: true })
           })
-          return Effect.fail(new RefreshRejected(error as AuthenticationError, marked))
-        }
+          // "sign in again" at the first failure, and, at the end of the sign-in, that it ended
+          const said = SignIn.rejectedError(error, previous, options.refreshTokenLifetime, now / 1000)
+          return Effect.fail(new RefreshRejected(said, marked))
+        })
       )
     )
   }

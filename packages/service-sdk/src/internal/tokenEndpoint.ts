@@ -107,7 +107,9 @@ const TokenResponse = Schema.Struct({
   token_type: Schema.optional(Schema.NullOr(Schema.String)),
   expires_in: Schema.Number.pipe(Schema.finite(), Schema.nonNegative()),
   refresh_token: Schema.optional(Schema.NullOr(Schema.String)),
-  scope: Schema.optional(Schema.NullOr(Schema.String))
+  scope: Schema.optional(Schema.NullOr(Schema.String)),
+  // the refresh token's remaining lifetime (seconds), when the server tells: the end of the sign-in
+  refresh_token_expires_in: Schema.optional(Schema.NullOr(Schema.Number.pipe(Schema.finite(), Schema.nonNegative())))
 })
 const decodeTokenResponse = Schema.decodeUnknownEither(TokenResponse)
 
@@ -204,7 +206,8 @@ const interpret = (
         accessToken: Redacted.make(token.access_token),
         expiresAt: now / 1000 + token.expires_in,
         refreshToken: token.refresh_token ? Redacted.make(token.refresh_token) : undefined,
-        scope: scope ?? undefined
+        scope: scope ?? undefined,
+        signInEndsAt: token.refresh_token_expires_in == null ? undefined : now / 1000 + token.refresh_token_expires_in
       })
     }
     if (status === 429 || status >= 500) {

@@ -3,6 +3,7 @@
  * without ever failing (a broken error body must not hide the status).
  */
 import * as Option from "effect/Option"
+import { cleanUntrustedText } from "../redact.js"
 
 export const parseJson = (text: string): Option.Option<unknown> => {
   try {
@@ -14,7 +15,11 @@ export const parseJson = (text: string): Option.Option<unknown> => {
 
 const MAX_MESSAGE = 300
 
-const clip = (text: string) => (text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text)
+/** Server-supplied text: the one cleaner (escape sequences, control, bidi and invisible characters), then capped. */
+const clip = (text: string) => {
+  const cleaned = cleanUntrustedText(text, MAX_MESSAGE + 1).trim()
+  return cleaned.length > MAX_MESSAGE ? `${cleaned.slice(0, MAX_MESSAGE)}…` : cleaned
+}
 
 const stringField = (value: unknown, key: string): string | undefined => {
   if (typeof value !== "object" || value === null) return undefined
@@ -34,7 +39,9 @@ export const apiErrorMessage = (payload: unknown): string | undefined => {
     stringField(payload, "error_description") ??
     stringField(payload, "error") ??
     stringField(payload, "message")
-  return text === undefined ? undefined : clip(text.trim())
+  if (text === undefined) return undefined
+  const cleaned = clip(text)
+  return cleaned === "" ? undefined : cleaned
 }
 
 const utf8 = new TextDecoder()

@@ -38,11 +38,12 @@ export const make = (request: Request): ServiceClientResources => ({
       })
   },
   player: {
-    // 204: nothing is playing.
+    // 204 or an empty 200: nothing is playing.
     playbackState: Effect.map(request("GET", "/me/player", { schema: MaybePlaybackState }), Option.fromNullable)
   },
   playlists: {
+    // `/items`: the Service removed `/playlists/{id}/tracks` for development-mode apps in 2026 (DESIGN section 5)
     addItems: (id, uris) =>
-      request("POST", `/playlists/${segment(id)}/tracks`, { body: { uris }, schema: Schemas.PlaylistSnapshot })
+      request("POST", `/playlists/${segment(id)}/items`, { body: { uris }, schema: Schemas.PlaylistSnapshot })
   }
 })

@@ -1,23 +1,27 @@
 /**
  * The data API's objects, modelled loosely: the fields a program needs are required, the rest
- * optional (`null` reads as absent), unknown fields are dropped by decoding.
+ * optional (`null` reads as absent), unknown fields are dropped by decoding. Objects of a local file
+ * (`is_local: true`) carry `null` ids (track, album, artists): those ids are `string | null` (DESIGN section 5).
  */
 import * as Schema from "effect/Schema"
 
 /** An optional field that may also arrive as `null`; both read as absent. */
 const loose = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { nullable: true })
 
-/** An artist as other objects embed it. */
+/** An id the API sends as `null` for a local file (a file on the user's device, not in the catalogue). */
+const LocalId = Schema.NullOr(Schema.String)
+
+/** An artist as other objects embed it (`id` is `null` for the artist of a local file). */
 export const ArtistRef = Schema.Struct({
-  id: Schema.String,
+  id: LocalId,
   name: Schema.String,
   uri: loose(Schema.String)
 })
 export interface ArtistRef extends Schema.Schema.Type<typeof ArtistRef> {}
 
-/** An album as a track embeds it. */
+/** An album as a track embeds it (`id` is `null` for the album of a local file). */
 export const AlbumRef = Schema.Struct({
-  id: Schema.String,
+  id: LocalId,
   name: Schema.String,
   release_date: loose(Schema.String),
   uri: loose(Schema.String)
@@ -59,14 +63,15 @@ export const User = Schema.Struct({
 })
 export interface User extends Schema.Schema.Type<typeof User> {}
 
-/** A full track, as the library and the player return it. */
+/** A full track, as the library and the player return it (`id` is `null` for a local file, `is_local: true`). */
 export const Track = Schema.Struct({
-  id: Schema.String,
+  id: LocalId,
   name: Schema.String,
   artists: Schema.Array(ArtistRef),
   duration_ms: Schema.Number,
   album: loose(AlbumRef),
   track_number: loose(Schema.Number),
+  is_local: loose(Schema.Boolean),
   uri: loose(Schema.String)
 })
 export interface Track extends Schema.Schema.Type<typeof Track> {}
@@ -136,22 +141,31 @@ export const Device = Schema.Struct({
 })
 export interface Device extends Schema.Schema.Type<typeof Device> {}
 
-/** What is playing (an episode has no artists or album, so they are optional here). */
+/**
+ * What is playing: a track, a local file (`id: null`, `is_local: true`) or an episode (no artists or album, so they
+ * are optional here; `type` says which).
+ */
 export const PlaybackItem = Schema.Struct({
-  id: Schema.String,
+  id: LocalId,
   name: Schema.String,
+  type: loose(Schema.String),
   duration_ms: loose(Schema.Number),
   artists: loose(Schema.Array(ArtistRef)),
   album: loose(AlbumRef),
+  is_local: loose(Schema.Boolean),
   uri: loose(Schema.String)
 })
 export interface PlaybackItem extends Schema.Schema.Type<typeof PlaybackItem> {}
 
-/** `GET /me/player` when something is playing (or paused). */
+/**
+ * `GET /me/player` when something is playing (or paused). An ad has no item (`item: null`,
+ * `currently_playing_type: "ad"`).
+ */
 export const PlaybackState = Schema.Struct({
   is_playing: Schema.Boolean,
   progress_ms: loose(Schema.Number),
   item: loose(PlaybackItem),
+  currently_playing_type: loose(Schema.String),
   device: loose(Device),
   shuffle_state: loose(Schema.Boolean),
   repeat_state: loose(Schema.String),
@@ -159,7 +173,7 @@ export const PlaybackState = Schema.Struct({
 })
 export interface PlaybackState extends Schema.Schema.Type<typeof PlaybackState> {}
 
-/** `POST /playlists/{id}/tracks` */
+/** `POST /playlists/{id}/items` */
 export const PlaylistSnapshot = Schema.Struct({
   snapshot_id: Schema.String
 })

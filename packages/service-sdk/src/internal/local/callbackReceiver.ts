@@ -26,6 +26,8 @@ import type { LoopbackRedirect } from "./redirectUri.js"
 /** A valid callback: its code, and how to answer the browser once the code is exchanged. */
 export interface Callback {
   readonly code: string
+  /** The callback's whole query, for `completeAuthorization` (which checks `iss` against the configured issuer). */
+  readonly query: string
   /** Sends the final page to the waiting browser tab; completes when it is handed to the OS. */
   readonly reply: (page: Page) => Effect.Effect<void>
 }
@@ -33,6 +35,8 @@ export interface Callback {
 export interface Receiver {
   /** The first valid callback, or the AuthenticationError of the first invalid one. */
   readonly callback: Effect.Effect<Callback, AuthenticationError>
+  /** The port the server listens on (an ephemeral one when the redirect URI has none). */
+  readonly port: number
 }
 
 const requestUrl = (request: Http.IncomingMessage, origin: string): URL | undefined => {
@@ -85,10 +89,11 @@ export const receive = (
         yield* Effect.logDebug("authorizeLocal: authorization callback received")
         yield* Deferred.succeed(outcome, {
           code: parsed.right,
+          query: url.search,
           reply: (page) => LoopbackServer.send(response, page)
         })
       })
 
-    yield* LoopbackServer.listen({ addresses: redirect.addresses, port: redirect.port, handle })
-    return { callback: Deferred.await(outcome) }
+    const port = yield* LoopbackServer.listen({ addresses: redirect.addresses, port: redirect.port, handle })
+    return { callback: Deferred.await(outcome), port }
   })

@@ -93,14 +93,15 @@ const bind = (server: Http.Server, address: { readonly host: string; readonly re
   )
 
 /**
- * Listens on `port` of each address, answering every request with `handle` in a fiber of its own. Closing the scope
- * closes the servers and their connections, then interrupts the handlers still running.
+ * Listens on `port` of each address (0: an ephemeral port, the same for every address), answering every request with
+ * `handle` in a fiber of its own; succeeds with the port. Closing the scope closes the servers and their
+ * connections, then interrupts the handlers still running.
  */
 export const listen = (options: {
   readonly addresses: ReadonlyArray<{ readonly host: string; readonly required: boolean }>
   readonly port: number
   readonly handle: (request: Http.IncomingMessage, response: Http.ServerResponse) => Effect.Effect<void>
-}): Effect.Effect<void, ConfigurationError, Scope.Scope> =>
+}): Effect.Effect<number, ConfigurationError, Scope.Scope> =>
   Effect.gen(function* () {
     const run = yield* FiberSet.makeRuntime<never>()
     const serve = (request: Http.IncomingMessage, response: Http.ServerResponse) => {
@@ -116,11 +117,15 @@ export const listen = (options: {
           )
       )
     }
+    let port = options.port
     for (const address of options.addresses) {
       const server = yield* Effect.acquireRelease(
         Effect.sync(() => Http.createServer(serve)),
         closeNow
       )
-      yield* bind(server, address, options.port)
+      yield* bind(server, address, port)
+      const bound = server.address()
+      if (port === 0 && typeof bound === "object" && bound !== null) port = bound.port
     }
+    return port
   })

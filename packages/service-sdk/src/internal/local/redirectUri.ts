@@ -1,11 +1,48 @@
 /**
- * Checking that a redirect URI can be served by `authorizeLocal`'s loopback server (RFC 8252 §7.3): plain `http` on a
- * loopback host, with an explicit port.
+ * Redirect URIs. The Service's rules, checked when a provider or client is configured (RFC 8252 §7.3, §8.3; OAuth
+ * 2.1): `https`, or `http` on a loopback IP literal (`127.0.0.1`, `[::1]`); `localhost` and other plain-`http` hosts
+ * are refused. And what `authorizeLocal`'s loopback server needs on top: `http` (it has no TLS certificate); a
+ * loopback redirect URI without a port gets an ephemeral port per sign-in.
  */
 import * as Effect from "effect/Effect"
 import { ConfigurationError } from "../../ServiceError.js"
 import { ENV } from "../config.js"
 import { maskUrlCredentials } from "../redact.js"
+
+/** The loopback IP literals a plain-`http` redirect URI may use (RFC 8252 §7.3; never `localhost`, §8.3). */
+const LOOPBACK_LITERALS: ReadonlySet<string> = new Set(["127.0.0.1", "[::1]"])
+
+const RULE = "the Service's rule: https, or http on a loopback IP literal (127.0.0.1 or [::1]); RFC 8252 §7.3, §8.3"
+
+/** `url` with another host (and the port as written), for the fix a message proposes. */
+const withHost = (url: URL, host: string) =>
+  `${url.protocol}//${host}${url.port === "" ? "" : `:${url.port}`}${url.pathname}${url.search}`
+
+/**
+ * What is wrong with `url` as a redirect URI under the Service's rules, with the fix, or undefined when it is fine.
+ */
+export const redirectUriProblem = (url: URL): string | undefined => {
+  const shown = maskUrlCredentials(url.href)
+  if (url.username !== "" || url.password !== "" || url.hash !== "") {
+    // RFC 6749 §3.1.2: the redirection endpoint URI must not include a fragment.
+    return `redirectUri must have no credentials or fragment (RFC 6749 §3.1.2), got ${url.origin}${url.pathname}`
+  }
+  if (url.protocol === "https:") return undefined
+  if (url.protocol !== "http:") {
+    return `redirectUri must use https, or http on a loopback IP literal (${RULE}), got ${url.protocol} in ${shown}`
+  }
+  if (LOOPBACK_LITERALS.has(url.hostname)) return undefined
+  if (url.hostname === "localhost") {
+    return `redirectUri ${shown} uses localhost, which the Service refuses (${RULE}): use ${withHost(url, "127.0.0.1")} and register that URI with the Service`
+  }
+  return `redirectUri ${shown} uses plain http on ${url.hostname}, which the Service refuses (${RULE}): use ${withHost(
+    url,
+    url.host
+  ).replace(
+    /^http:/,
+    "https:"
+  )} for a web app, or http://127.0.0.1${url.pathname} (with or without a port) for a local one`
+}
 
 /** Where the loopback server listens and which path it answers. */
 export interface LoopbackRedirect {
@@ -13,7 +50,10 @@ export interface LoopbackRedirect {
   readonly uri: string
   /** `http://host:port`, for building request URLs. */
   readonly origin: string
+  /** 0 when the redirect URI has no port: an ephemeral one per sign-in. */
   readonly port: number
+  /** The redirect URI with `port` filled in: for a sign-in on an ephemeral port. */
+  readonly uriFor: (port: number) => string
   /** The callback path (the redirect URI's path). */
   readonly path: string
   /** The addresses to bind; `required: false` ones are skipped when the machine lacks them (no IPv6). */
@@ -38,12 +78,6 @@ const addressesOf = (hostname: string): LoopbackRedirect["addresses"] | undefine
       return [{ host: "127.0.0.1", required: true }]
     case "[::1]":
       return [{ host: "::1", required: true }]
-    // Browsers may resolve `localhost` to either address: bind both, so no other program can take the IPv6 one.
-    case "localhost":
-      return [
-        { host: "127.0.0.1", required: true },
-        { host: "::1", required: false }
-      ]
     default:
       return undefined
   }
@@ -66,6 +100,8 @@ export const parseLoopbackRedirect = (
   } catch {
     return Effect.fail(invalid(`redirectUri is not a valid URL: ${JSON.stringify(value)}`))
   }
+  const problem = redirectUriProblem(url)
+  if (problem !== undefined) return Effect.fail(invalid(problem))
   if (url.protocol !== "http:") {
     return Effect.fail(
       invalid(
@@ -76,25 +112,23 @@ export const parseLoopbackRedirect = (
   const addresses = addressesOf(url.hostname)
   if (addresses === undefined) {
     return Effect.fail(
+      invalid(`redirectUri must be on a loopback IP literal (127.0.0.1 or [::1]), got ${url.hostname} in ${url.href}`)
+    )
+  }
+  // RFC 8252 §7.3: the Service accepts a loopback redirect URI registered without a port, with any port at sign-in
+  const port = explicitPort(value)
+  if (port === 0 || (port !== undefined && port > 65535)) {
+    return Effect.fail(
       invalid(
-        `redirectUri must be on a loopback host (127.0.0.1, localhost or [::1]), got ${url.hostname} in ${url.href}`
+        `redirectUri needs a port from 1 to 65535, or none for an ephemeral one (such as ${EXAMPLE}), got ${url.href}`
       )
     )
   }
-  const port = explicitPort(value)
-  if (port === undefined || port === 0 || port > 65535) {
-    return Effect.fail(
-      invalid(`redirectUri needs an explicit port registered with the Service (such as ${EXAMPLE}), got ${url.href}`)
-    )
-  }
-  if (url.username !== "" || url.password !== "" || url.hash !== "") {
-    // RFC 6749 §3.1.2: the redirection endpoint URI must not include a fragment.
-    return Effect.fail(invalid(`redirectUri must have no credentials or fragment, got ${url.origin}${url.pathname}`))
-  }
   return Effect.succeed({
     uri: url.href,
-    origin: `http://${url.hostname}:${port}`,
-    port,
+    origin: `http://${url.hostname}:${port ?? 0}`,
+    port: port ?? 0,
+    uriFor: (bound) => `http://${url.hostname}:${bound}${url.pathname}${url.search}`,
     path: url.pathname,
     addresses
   })

@@ -3,6 +3,7 @@
  */
 import type * as Layer from "effect/Layer"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as AuthorizationCodeModule from "../../AuthorizationCode.js"
 import * as ClientCredentials from "../../ClientCredentials.js"
@@ -160,7 +161,10 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
    * The code from the URL the authorization server redirected to; throws AuthenticationError (see
    * `AuthorizationCode.parseResponseUrl`).
    */
-  static parseResponseUrl(url: string, options: { readonly expectedState?: string | undefined } = {}): string {
+  static parseResponseUrl(
+    url: string,
+    options: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined } = {}
+  ): string {
     return runSyncOrThrow(AuthorizationCodeModule.parseResponseUrl(url, options))
   }
 
@@ -177,6 +181,13 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
   /** Whether this is a public client (no secret). */
   get publicClient(): boolean {
     return this.#authorizationCode.publicClient
+  }
+
+  /**
+   * When the user's sign-in ends (the refresh token's end), or undefined when nothing says (since 0.4.0).
+   */
+  signInEndsAt(): Promise<Date | undefined> {
+    return this.#runtime.run(Effect.map(this.#authorizationCode.signInEndsAt, Option.getOrUndefined))
   }
 
   /**

@@ -202,7 +202,7 @@ export class AsyncServiceClient {
 
   /** @since 0.1.0 */
   readonly playlists = {
-    /** `POST /playlists/{id}/tracks` with `{"uris": [...]}` */
+    /** `POST /playlists/{id}/items` with `{"uris": [...]}` */
     addItems: (id: string, uris: ReadonlyArray<string>): Promise<Schemas.PlaylistSnapshot> =>
       this.#run((client) => client.playlists.addItems(id, uris))
   }

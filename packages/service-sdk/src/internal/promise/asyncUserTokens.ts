@@ -4,6 +4,7 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { ConfigurationError } from "../../ServiceError.js"
@@ -168,6 +169,11 @@ export class AsyncUserTokens {
   /** Keeps a token for the user (e.g. from `AsyncAuthorizationCode.completeAuthorization`). */
   signIn(userId: string, token: TokenInfo): Promise<void> {
     return this.#run((service) => service.signIn(userId, token))
+  }
+
+  /** When the user's sign-in ends, or undefined when unknown or the user has no entry (since 0.4.0). */
+  signInEndsAt(userId: string): Promise<Date | undefined> {
+    return this.#run((service) => Effect.map(service.signInEndsAt(userId), Option.getOrUndefined))
   }
 
   /** Forgets the user's tokens (the store's entry and the in-memory state). */
