@@ -5,6 +5,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, beforeAll, expect, it } from "@effect/vitest"
 import { RedisTokenCache } from "@service-sdk/redis"
 import * as Effect from "effect/Effect"
@@ -25,11 +28,14 @@ const token = (accessToken: string, expiresAt: number) =>
 describeRedis("writes with a replica (Effect 4)", (server) => {
   let replica: ChildProcess | undefined
   let replicaClient: Redis | undefined
+  let dir: string | undefined
   beforeAll(async () => {
     const port = await freePort()
+    // a replica writes the master's snapshot to its directory: a temporary one
+    dir = mkdtempSync(join(tmpdir(), "service-sdk-replica-"))
     replica = spawn(
       findRedisServer()!,
-      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
       { stdio: "ignore" }
     )
     replicaClient = new Redis({ host: "127.0.0.1", port, lazyConnect: true, maxRetriesPerRequest: 0 })
@@ -55,6 +61,7 @@ describeRedis("writes with a replica (Effect 4)", (server) => {
     replicaClient?.disconnect()
     replica?.kill("SIGCONT")
     replica?.kill("SIGKILL")
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   })
 
   it.live(
