@@ -35,7 +35,33 @@ const runBeside = (label, command, args) =>
     })
   })
 
-const extraArgs = process.argv.slice(2)
+/**
+ * `npm run test:fast` (`--fast`): the inner loop. Unit and emulator tests of both lines, no OS-process, browser,
+ * Redis, bundle, install or docs suites (those run in `npm test`).
+ */
+const fast = process.argv.includes("--fast")
+const slowFiles = [
+  "**/*processes*.test.ts",
+  "**/mixedFleet*",
+  "**/browser*.test.ts",
+  "**/bundle.test.ts",
+  "**/bin.test.ts",
+  "**/signals.test.ts",
+  "**/terminal.test.ts",
+  "**/emulator-flow.test.ts",
+  "**/sharedCache.test.ts",
+  "**/newcomer.test.ts",
+  "**/startup.test.ts",
+  "**/package.test.ts",
+  "**/integration/userTokens.test.ts",
+  "**/test/docs/**",
+  "**/toolchain/**"
+].flatMap((glob) => ["--exclude", glob])
+const fastArgs = [
+  ...["service-sdk", "emulator", "promise", "cli"].map((name) => `--project=${name}`),
+  ...slowFiles
+]
+const extraArgs = fast ? fastArgs : process.argv.slice(2)
 const results = join(root, ".vitest-results.json")
 rmSync(results, { force: true })
 
@@ -46,7 +72,7 @@ steps.push(["type-check", run("type-check", bin("tsc"), ["-b"])])
 // @example) need no test and no test needs them: they run beside vitest
 const beside = [
   ["lint", runBeside("lint", bin("biome"), ["check", "."])],
-  ["docs", runBeside("docs", process.execPath, [join(root, "scripts", "docs", "build.mjs")])]
+  ...(fast ? [] : [["docs", runBeside("docs", process.execPath, [join(root, "scripts", "docs", "build.mjs")])]])
 ]
 const vitest = (label, node, script, args, cwd, output) =>
   new Promise((resolve) => {
@@ -77,6 +103,19 @@ const vitestOk = await vitest(
   root,
   results
 )
+if (fast) {
+  steps.push([
+    "vitest (Effect 4 line)",
+    await vitest(
+      "Effect 4 line",
+      effect4Node,
+      effect4Vitest,
+      ["--project=effect4-service-sdk", ...slowFiles],
+      effect4Dir,
+      effect4Results
+    )
+  ])
+}
 if (everything) {
   steps.push(["consumer tests", await consumerRun])
   steps.push([

@@ -47,7 +47,7 @@ describe("properties", () => {
         )
         if (other !== state) {
           const error = yield* Effect.flip(
-            AuthorizationCode.parseResponseUrl(query, { expectedState: other === "" ? "x" + state : other })
+            AuthorizationCode.parseResponseUrl(query, { expectedState: other === "" ? `x${state}` : other })
           )
           assert.match(error.message, /state mismatch/)
         }
