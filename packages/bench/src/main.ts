@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --out FILE] [-- --only 1,3]`: the twelve benchmark parts, a table per part, a
+ * `npm run bench [-- --quick] [-- --out FILE] [-- --only 1,3]`: the thirteen benchmark parts, a table per part, a
  * summary of the targets, and the JSON (`results/latest.json` for a full run; a quick run writes only with `--out`).
  * Every figure is a ratio against something measured in the same run.
  */
@@ -27,6 +27,7 @@ import { requestOverhead } from "./internal/parts/requestOverhead.js"
 import { sharedFile } from "./internal/parts/sharedFile.js"
 import { startup } from "./internal/parts/startup.js"
 import { usersMemory } from "./internal/parts/usersMemory.js"
+import { usersRenewals } from "./internal/parts/usersRenewals.js"
 import { formatPart, formatSummary, type PartReport, targets } from "./internal/report.js"
 
 const TOKEN_LATENCY_MS = 20
@@ -71,7 +72,8 @@ const PARTS: ReadonlyArray<readonly [number, (context: Context) => Promise<PartR
   [9, expiryUnderLoad],
   [10, usersMemory],
   [11, sharedFile],
-  [12, promisePackage]
+  [12, promisePackage],
+  [13, usersRenewals]
 ]
 
 const { values } = parseArgs({
