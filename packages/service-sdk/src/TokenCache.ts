@@ -9,12 +9,12 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Duration from "effect/Duration"
-import * as FiberRef from "effect/FiberRef"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as FileCache from "./internal/fileCache.js"
 import * as FileLock from "./internal/fileLock.js"
-import { describeCause, safeCause } from "./internal/redact.js"
-import { ConfigurationError, TokenCacheError } from "./ServiceError.js"
+import * as Safety from "./internal/fileSafety.js"
+import { ConfigurationError, type TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 
 /**
@@ -174,11 +174,15 @@ export const fileLockOptions = (options: FileOptions | undefined) =>
   })
 
 /**
- * A cache in a JSON file, for command-line tools and for the processes of one machine. Writes are atomic (a temp
- * file renamed over the target) with mode 0600 in a parent directory it creates (0700); a missing, unreadable or
- * invalid file reads as none. `withLock` holds the lock file `<path>.lock` (created exclusively with an owner and
- * an expiry, kept alive while held, taken over when its holder is gone), and `compareAndSet` reads, compares and
- * writes under it: several CLI invocations, cron jobs or workers sharing the file make one renewal per expiry.
+ * A cache in a JSON file, for command-line tools and for the processes of one machine. Every write (`set`,
+ * `compareAndSet`, `clear`) is a compare-and-set on the entry's version that is atomic on its own, whatever any lock
+ * did: two writers that expected the same entry never both win. Writes are atomic (a temp file renamed over the
+ * target) with mode 0600 in a parent directory it creates (0700); a missing, unreadable or invalid file reads as
+ * none. Files are read without following links or blocking; a directory or file that another user owns or can
+ * write is a ConfigurationError (as are an empty path and the file system root). `withLock` holds the lock file
+ * `<path>.lock` (created exclusively with an owner and an expiry, kept alive while held, taken over when its holder
+ * is provably gone or stopped keeping it alive): several CLI invocations, cron jobs or workers sharing the file make
+ * one renewal per expiry. Temp files left by a crash are swept under the lock and by `clear`.
  *
  * @since 0.1.0
  */
@@ -191,111 +195,44 @@ export function file(
   path: string,
   options?: FileOptions
 ): Effect.Effect<TokenCache, ConfigurationError, FileSystem.FileSystem> {
-  return Effect.flatMap(fileLockOptions(options), (lock) =>
-    Effect.map(FileSystem.FileSystem, (fs) => makeFile(fs, path, lock))
+  return Effect.flatMap(Safety.checkedPath("TokenCache.file", path, "file"), () =>
+    Effect.flatMap(fileLockOptions(options), (lock) =>
+      Effect.map(FileSystem.FileSystem, (fs) => makeFile(fs, path, lock))
+    )
   )
 }
 
 /**
- * A file cache over `fs`, made synchronously (`TokenStore.directory` makes one per user on demand).
+ * What to do with a token directory that other users may write or own: "ok"; "tighten" (it is ours: chmod 700 it,
+ * as the CLI does); "refuse" (another user's, or a shared directory such as /tmp). The check the file caches make
+ * (where "tighten" is refused too, with the fix in the message) and the CLI makes.
+ *
+ * @since 0.3.0
+ */
+export const directoryVerdict: (
+  stat: { readonly mode: number; readonly uid: number },
+  uid: number | undefined
+) => "ok" | "tighten" | "refuse" = Safety.directoryVerdict
+
+/**
+ * Why {@link directoryVerdict} did not say "ok", in words (with the directory's mode or owner).
+ *
+ * @since 0.3.0
+ */
+export const directoryProblem: (
+  stat: { readonly mode: number; readonly uid: number },
+  uid: number | undefined
+) => string = Safety.directoryProblem
+
+/**
+ * A file cache over `fs`, made synchronously (`TokenStore.directory` makes one per user on demand). `checked` is
+ * the memo of the directory check, shared by the caches of one directory.
  *
  * @since 0.3.0
  */
 export const makeFile = (
   fs: FileSystem.FileSystem,
   path: string,
-  lockOptions: FileLock.FileLockOptions
-): TokenCache => {
-  const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) || "/" : "."
-  const get = fs.readFileString(path).pipe(
-    Effect.map(decodeJson),
-    Effect.orElseSucceed(() => Option.none<TokenInfo>())
-  )
-  const set = (token: TokenInfo) =>
-    Effect.gen(function* () {
-      yield* fs.makeDirectory(dir, { recursive: true, mode: 0o700 })
-      const tmp = `${path}.${(yield* Effect.random.pipe(Effect.flatMap((r) => r.nextIntBetween(0, 2 ** 31)))).toString(36)}.tmp`
-      // Created exclusively (never through a file or link someone placed there), and removed on any failed
-      // write after it exists (a full disk must not leave empty temp files behind).
-      const removeTmp = fs.remove(tmp).pipe(Effect.ignore)
-      yield* fs
-        .writeFileString(tmp, encodeJson(token), { flag: "wx", mode: 0o600 })
-        .pipe(
-          Effect.tapError((cause) =>
-            cause._tag === "SystemError" && cause.reason === "AlreadyExists" ? Effect.void : removeTmp
-          )
-        )
-      yield* Effect.zipRight(fs.chmod(tmp, 0o600), fs.rename(tmp, path)).pipe(Effect.tapError(() => removeTmp))
-    }).pipe(
-      Effect.mapError(
-        (cause) =>
-          new TokenCacheError({
-            message: `cannot write the token cache file ${path}: ${describeCause(cause)}`,
-            cause: safeCause(cause)
-          })
-      )
-    )
-  // a missing file is already clear
-  const clear = fs.remove(path).pipe(
-    Effect.catchIf(
-      (cause) => cause._tag === "SystemError" && cause.reason === "NotFound",
-      () => Effect.void
-    ),
-    Effect.mapError(
-      (cause) =>
-        new TokenCacheError({
-          message: `cannot remove the token cache file ${path}: ${describeCause(cause)}`,
-          cause: safeCause(cause)
-        })
-    )
-  )
-
-  // The lock is re-entrant for the fiber that holds it (a compare-and-set inside the provider's `withLock`): the
-  // fiber carries the id of its hold, and this cache knows which hold is current (a fiber forked inside a hold
-  // that has ended takes the lock again).
-  const lockFile = FileLock.make(fs, path, dir, lockOptions)
-  const hold = FiberRef.unsafeMake<symbol | undefined>(undefined)
-  let current: symbol | undefined
-  const withLock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | TokenCacheError, R> =>
-    Effect.flatMap(FiberRef.get(hold), (mine) =>
-      mine !== undefined && mine === current
-        ? self
-        : lockFile(
-            Effect.suspend(() => {
-              const id = Symbol(path)
-              current = id
-              return Effect.ensuring(
-                Effect.locally(self, hold, id),
-                Effect.sync(() => {
-                  if (current === id) current = undefined
-                })
-              )
-            })
-          )
-    )
-
-  // Read, compare, write (temp + rename), all under the lock file.
-  const compareAndSet = (expected: Option.Option<TokenInfo>, next: TokenInfo) =>
-    withLock(
-      Effect.flatMap(readForCompare, (found) =>
-        sameEntry(expected, found) ? Effect.as(set(next), true) : Effect.succeed(false)
-      )
-    )
-  // A file that is there but cannot be read is not an empty entry: refuse rather than overwrite it blindly.
-  const readForCompare = fs.readFileString(path).pipe(
-    Effect.map(decodeJson),
-    Effect.catchIf(
-      (cause) => cause._tag === "SystemError" && cause.reason === "NotFound",
-      () => Effect.succeed(Option.none<TokenInfo>())
-    ),
-    Effect.mapError(
-      (cause) =>
-        new TokenCacheError({
-          message: `cannot read the token cache file ${path}: ${describeCause(cause)}`,
-          cause: safeCause(cause)
-        })
-    )
-  )
-
-  return { get, set, clear, withLock, compareAndSet } satisfies TokenCache
-}
+  lockOptions: FileLock.FileLockOptions,
+  checked?: FileCache.DirectoryCheck
+): TokenCache => FileCache.makeFile(fs, path, lockOptions, checked)

@@ -8,6 +8,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { createHash } from "node:crypto"
+import * as Safety from "./internal/fileSafety.js"
 import type { ConfigurationError } from "./ServiceError.js"
 import * as TokenCache from "./TokenCache.js"
 import type { TokenInfo } from "./TokenInfo.js"
@@ -53,8 +54,10 @@ export const fileName = (userId: string): string =>
 /**
  * One `TokenCache.file` per user in `path` (created with mode 0700; files are 0600, written atomically), named by
  * {@link fileName}, each with its own lock file beside it (`withLock` and `compareAndSet` across the processes of
- * one machine: web-app workers of a cluster share the directory safely). A missing or unreadable file reads as none;
- * `clear` removes the user's file. `options` as `TokenCache.file`.
+ * one machine: web-app workers of a cluster share the directory safely; every write is a compare-and-set that is
+ * atomic on its own). A missing or unreadable file reads as none; `clear` removes the user's file and any temp file
+ * of it. An empty path or the file system root is a ConfigurationError, and so is a directory that another user owns
+ * or can write (at the first use). `options` as `TokenCache.file`.
  *
  * @since 0.2.0
  */
@@ -68,11 +71,14 @@ export function directory(
   options?: TokenCache.FileOptions
 ): Effect.Effect<TokenStore, ConfigurationError, FileSystem.FileSystem> {
   return Effect.gen(function* () {
+    yield* Safety.checkedPath("TokenStore.directory", path, "directory")
     const lock = yield* TokenCache.fileLockOptions(options)
     const fs = yield* FileSystem.FileSystem
-    const dir = path.endsWith("/") && path.length > 1 ? path.slice(0, -1) : path
+    const dir = path.replace(/\/+$/, "")
     // best effort now; each write creates it again if needed (and reports a failure as TokenCacheError)
     yield* fs.makeDirectory(dir, { recursive: true, mode: 0o700 }).pipe(Effect.ignore)
-    return (userId: string) => TokenCache.makeFile(fs, `${dir}/${fileName(userId)}`, lock)
+    // the directory is checked once for all its users (a ConfigurationError at their first use when others can write it)
+    const checked = { ok: false }
+    return (userId: string) => TokenCache.makeFile(fs, `${dir}/${fileName(userId)}`, lock, checked)
   })
 }

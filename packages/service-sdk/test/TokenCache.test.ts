@@ -74,7 +74,9 @@ describe("TokenCache.file", () => {
         access_token: "cached-access",
         expires_at: 1_000_000,
         refresh_token: "cached-refresh",
-        scope: "a b"
+        scope: "a b",
+        // issue 28: the version every write is compared on (readers ignore fields they do not know)
+        revision: expect.stringMatching(/^[0-9a-f]{24}$/)
       })
       const stat = yield* Effect.promise(() => fs.stat(file))
       expect(stat.mode & 0o777).toBe(0o600)

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs/promises"
 import { dirname } from "node:path"
-import { ConfigurationError } from "service-sdk"
+import { ConfigurationError, TokenCache } from "service-sdk"
 
 export interface SavedLogin {
   readonly clientId: string
@@ -21,17 +21,11 @@ export interface SavedLogin {
 export const loginPath = (cachePath: string) => `${cachePath}.client.json`
 
 /**
- * What to do with the cache's directory when others may write it (group or world): tighten it if it is ours, refuse
- * it if it is someone else's or a shared directory (the sticky bit, as on /tmp: never chmod a shared directory).
+ * What to do with the cache's directory when others may write it: the library's own check (`TokenCache.directoryVerdict`,
+ * the one every file cache makes), so the CLI and the library agree on what is safe. The CLI tightens a directory of
+ * its own where the library only refuses.
  */
-export const directoryVerdict = (
-  stat: { readonly mode: number; readonly uid: number },
-  uid: number | undefined
-): "ok" | "tighten" | "refuse" => {
-  if ((stat.mode & 0o022) === 0) return "ok"
-  if ((stat.mode & 0o1000) !== 0) return "refuse"
-  return uid === undefined || stat.uid === uid ? "tighten" : "refuse"
-}
+export const directoryVerdict = TokenCache.directoryVerdict
 
 const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`
 
@@ -52,7 +46,7 @@ export const secureCacheDirectory = (cachePath: string): Effect.Effect<void, Con
     const verdict = directoryVerdict(stat, process.getuid?.())
     if (verdict === "refuse") {
       return yield* fail(
-        `other users can write to it (mode ${octal(stat.mode)}) and it is ${(stat.mode & 0o1000) !== 0 ? "a shared directory" : "not yours"}, so it is left as it is; pass --cache with a path in a directory only you can write (e.g. ~/.config/service-sdk/tokens.json)`
+        `${TokenCache.directoryProblem(stat, process.getuid?.())}, so it is left as it is; pass --cache with a path in a directory only you can write (e.g. ~/.config/service-sdk/tokens.json)`
       )
     }
     if (verdict === "tighten") {

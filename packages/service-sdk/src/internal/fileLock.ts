@@ -1,22 +1,24 @@
 /**
- * The lock file of a token cache file, shared by the processes of one machine (see docs/decisions.md, "File lock").
+ * The lock file of a token cache file, shared by the processes of one machine (docs/decisions.md, "File lock" and
+ * issue 28). An optimisation: the entry's compare-and-set is atomic without it (`fileCas.ts`).
  *
- * `<path>.lock` holds `{ owner, pid, host, ttl }`. It is written whole to a temp file and hard-linked to its name
- * (`link` fails when the name exists: exclusive creation, never a half-written lock), kept alive by touching its
- * mtime (the heartbeat), and released by its owner only. It is stale, and taken over, once its mtime is older than
- * its `ttl`, or at once when its holder was a process of this host that is gone. A lock file that cannot be read
- * (garbage, another user's) is stale by its mtime alone.
+ * `<path>.lock` holds `{ owner, pid, host, ns, ttl, revision }`. It is created from nothing by `link` of a complete
+ * temp file, kept alive by touching its mtime (the heartbeat), and taken over or released by a compare-and-set on
+ * its version (`fileCas.ts`): two waiters that judge one lock stale both try to replace that version, and one wins.
+ * A lock is stale when it is not a regular file, cannot be parsed and is older than our TTL, has an mtime in the
+ * future, claims a TTL beyond ours, outlived its TTL without a heartbeat, or its holder is provably gone (same host
+ * and PID namespace, no such process).
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Option from "effect/Option"
 import * as Random from "effect/Random"
-import { hostname } from "node:os"
-import { TokenCacheError } from "../ServiceError.js"
-import { describeCause, safeCause } from "./redact.js"
+import { type ConfigurationError, TokenCacheError } from "../ServiceError.js"
+import * as FileCas from "./fileCas.js"
+import * as Safety from "./fileSafety.js"
+import { describeCause } from "./redact.js"
 
 export interface FileLockOptions {
   /** How long a lock outlives a holder that stopped keeping it alive (default 10 s). */
@@ -27,150 +29,99 @@ export interface FileLockOptions {
 
 export const defaultOptions: FileLockOptions = { ttl: Duration.seconds(10), wait: Duration.seconds(30) }
 
-interface Holder {
+interface Holder extends Safety.Identity {
   readonly owner: string
-  readonly pid: number
-  readonly host: string
   readonly ttl: number
+  readonly revision: string
 }
 
-const HOST = hostname()
-
-const parseHolder = (text: string): Holder | undefined => {
+const parseHolder = (text: string): Partial<Holder> | undefined => {
   try {
-    const json = JSON.parse(text) as Partial<Holder>
-    return typeof json.owner === "string" &&
-      typeof json.pid === "number" &&
-      typeof json.host === "string" &&
-      typeof json.ttl === "number" &&
-      json.ttl > 0
-      ? (json as Holder)
-      : undefined
+    const json = JSON.parse(text) as Partial<Holder> | null
+    return json !== null && typeof json === "object" && typeof json.owner === "string" ? json : undefined
   } catch {
     return undefined
   }
 }
 
-/** Whether process `pid` of this host is gone (`kill(pid, 0)`: ESRCH; EPERM means alive, another user's). */
-const processGone = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return false
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH"
-  }
-}
-
-const lockError = (message: string, cause?: unknown) =>
-  new TokenCacheError({
-    message: cause === undefined ? message : `${message}: ${describeCause(cause)}`,
-    cause: cause === undefined ? undefined : safeCause(cause)
-  })
-
-const reason = (cause: { readonly _tag: string; readonly reason?: string }) =>
-  cause._tag === "SystemError" ? cause.reason : undefined
+const FUTURE_SLACK_MS = 1000
 
 /**
- * `withLock` over the lock file of `path`: `use` runs while this process holds it. `dir` is created (0700) if needed.
+ * `withLock` over the lock file of `path`: `use` runs while this process holds it. `ensureDir` makes the directory;
+ * `sweep` runs once the lock is held (temp files of crashed writers).
  */
-export const make = (fs: FileSystem.FileSystem, path: string, dir: string, options: FileLockOptions) => {
+export const make = (
+  fs: FileSystem.FileSystem,
+  path: string,
+  options: FileLockOptions,
+  hooks: {
+    readonly ensureDir: Effect.Effect<void, TokenCacheError | ConfigurationError>
+    readonly sweep: Effect.Effect<void>
+  }
+) => {
   const lockPath = `${path}.lock`
   const ttlMillis = Math.max(1, Math.round(Duration.toMillis(options.ttl)))
   const waitMillis = Duration.toMillis(options.wait)
   const beatMillis = Math.max(1, Math.min(1000, Math.floor(ttlMillis / 3)))
+  const lock = FileCas.make(fs, lockPath, { ttlMillis, waitMillis })
 
-  const suffix = Effect.map(Random.nextIntBetween(0, 2 ** 31), (n) => n.toString(36))
-
-  /** One try: true when the lock is now ours. The content is complete before the name appears (temp + link). */
-  const createOnce = (holder: Holder) =>
-    Effect.gen(function* () {
-      const tmp = `${lockPath}.${yield* suffix}.tmp`
-      // removed whatever happens (a full disk, an interruption): no temp file is left behind
-      return yield* Effect.gen(function* () {
-        yield* fs.writeFileString(tmp, JSON.stringify(holder), { flag: "wx", mode: 0o600 })
-        return yield* fs.link(tmp, lockPath).pipe(
-          Effect.as(true),
-          Effect.catchIf(
-            (cause) => reason(cause) === "AlreadyExists",
-            () => Effect.succeed(false)
-          )
-        )
-      }).pipe(Effect.ensuring(fs.remove(tmp).pipe(Effect.ignore)))
-    })
-
-  const tryCreate = (holder: Holder) =>
-    createOnce(holder).pipe(
-      // a missing directory is created (0700), as a write of the entry would
-      Effect.catchIf(
-        (cause) => reason(cause) === "NotFound",
-        () => Effect.zipRight(fs.makeDirectory(dir, { recursive: true, mode: 0o700 }), createOnce(holder))
-      ),
-      Effect.mapError((cause) => lockError(`cannot create the lock file ${lockPath}`, cause))
+  const lockError = (message: string, cause?: unknown) =>
+    new TokenCacheError({ message: cause === undefined ? message : `${message}: ${describeCause(cause)}` })
+  const named = <A>(self: Effect.Effect<A, TokenCacheError | ConfigurationError>) =>
+    Effect.catchTag(self, "TokenCacheError", (error) =>
+      Effect.fail(lockError(`cannot use the lock file ${lockPath}`, error.message))
     )
 
-  /** The lock's text, or none when it is gone. */
-  const readLock = fs.readFileString(lockPath).pipe(
-    Effect.map(Option.some),
-    Effect.catchIf(
-      (cause) => reason(cause) === "NotFound",
-      () => Effect.succeed(Option.none<string>())
-    ),
-    // unreadable (another user's, a directory): judged by its mtime alone
-    Effect.orElseSucceed(() => Option.some(""))
-  )
+  /** Whether the lock found is stale (see the module's comment). */
+  const stale = (current: FileCas.Current): boolean => {
+    if (current._tag === "Missing") return false
+    if (current._tag === "Irregular") return true
+    const now = Date.now()
+    if (current.mtimeMs > now + FUTURE_SLACK_MS) return true
+    const holder = parseHolder(current.text)
+    if (holder === undefined) return now > current.mtimeMs + ttlMillis
+    if (holder.owner !== undefined && Safety.holderGone(holder)) return true
+    // a claimed TTL beyond ours would make us wait longer than we promise our callers: stale (DESIGN section 4);
+    // safe because compare-and-set is atomic without the lock, so a wrongly taken lock costs a request, not a token
+    const ttl = typeof holder.ttl === "number" && holder.ttl > 0 ? holder.ttl : ttlMillis
+    return ttl > ttlMillis || now > current.mtimeMs + ttl
+  }
 
-  /** Removes a stale lock if it still is the one judged stale. */
-  const takeOver = (judged: string) =>
-    Effect.gen(function* () {
-      const again = yield* readLock
-      if (Option.isNone(again) || again.value !== judged) return
-      yield* fs.remove(lockPath).pipe(
-        Effect.catchIf(
-          (cause) => reason(cause) === "NotFound",
-          () => Effect.void
-        ),
-        Effect.mapError((cause) => lockError(`cannot take over the stale lock file ${lockPath}`, cause))
-      )
-      yield* Effect.logWarning(`took over the stale token lock file ${lockPath} (its holder is gone)`)
-    })
-
-  /** Whether the existing lock is stale: its holder gone (this host), or not kept alive for its ttl. */
-  const staleLock = Effect.gen(function* () {
-    const text = yield* readLock
-    if (Option.isNone(text)) return Option.none<string>()
-    const holder = parseHolder(text.value)
-    if (holder !== undefined && holder.host === HOST && holder.pid !== process.pid && processGone(holder.pid)) {
-      return text
-    }
-    const info = yield* Effect.option(fs.stat(lockPath))
-    const mtime = Option.flatMap(info, (stat) => stat.mtime)
-    if (Option.isNone(mtime)) return Option.none<string>()
-    const now = yield* Clock.currentTimeMillis
-    const ttl = holder?.ttl ?? ttlMillis
-    return now > mtime.value.getTime() + ttl ? text : Option.none<string>()
-  })
+  const describe = (current: FileCas.Current) =>
+    current._tag === "Irregular" ? `it is ${current.kind}` : "its holder is gone or stopped keeping it alive"
 
   /** Polls until the lock is ours; only the pauses are interruptible (a created lock is always released). */
   const acquire = Effect.gen(function* () {
-    const holder: Holder = {
-      owner: `${process.pid}-${yield* suffix}${yield* suffix}-${HOST}`,
-      pid: process.pid,
-      host: HOST,
-      ttl: ttlMillis
-    }
+    const owner = `${Safety.uniqueId()}`
     const start = yield* Clock.currentTimeMillis
+    yield* named(hooks.ensureDir)
     while (true) {
-      if (yield* tryCreate(holder)) return holder
-      const stale = yield* staleLock
-      if (Option.isSome(stale)) {
-        yield* takeOver(stale.value)
+      const revision = FileCas.newRevision()
+      const text = JSON.stringify({ owner, ...Safety.self, ttl: ttlMillis, revision })
+      const current = yield* named(lock.read)
+      if (current._tag === "Missing") {
+        if ((yield* named(lock.replace(current, text))) === "Won") return { owner, version: `r${revision}` }
+        continue
+      }
+      if (stale(current)) {
+        // a file cannot be renamed over a directory: one is moved away first (by the same compare-and-set rule)
+        if (current._tag === "Irregular" && current.kind === "a directory") {
+          if ((yield* named(lock.remove(current))) === "Won") {
+            yield* Effect.logWarning(`removed the token lock file ${lockPath} (${describe(current)})`)
+          }
+          continue
+        }
+        if ((yield* named(lock.replace(current, text))) === "Won") {
+          yield* Effect.logWarning(`took over the stale token lock file ${lockPath} (${describe(current)})`)
+          return { owner, version: `r${revision}` }
+        }
         continue
       }
       const waited = (yield* Clock.currentTimeMillis) - start
       if (waited >= waitMillis) {
         return yield* lockError(
           `gave up waiting for the token lock file ${lockPath} after ${(waited / 1000).toFixed(1)} s: another ` +
-            `process holds it (a lock whose holder died is taken over; an unreadable one after ${ttlMillis / 1000} s)`
+            `process holds it (a lock whose holder died is taken over; one not kept alive after ${ttlMillis / 1000} s)`
         )
       }
       const pause = Math.max(1, Math.min(Math.round(20 + 40 * (yield* Random.next)), waitMillis - waited))
@@ -178,34 +129,42 @@ export const make = (fs: FileSystem.FileSystem, path: string, dir: string, optio
     }
   })
 
-  const ours = (holder: Holder) =>
-    Effect.map(readLock, (text) => Option.exists(text, (t) => parseHolder(t)?.owner === holder.owner))
+  type Held = { readonly owner: string; readonly version: string }
+
+  const ours = (held: Held) =>
+    Effect.map(Effect.either(lock.read), (read) =>
+      read._tag === "Right" && read.right.version === held.version ? read.right : undefined
+    )
 
   /** Keeps the lock alive while held (touches its mtime); a lock lost to another owner is left to it. */
-  const heartbeat = (holder: Holder) =>
+  const heartbeat = (held: Held) =>
     Effect.forever(
       Effect.zipRight(
         Effect.sleep(Duration.millis(beatMillis)),
-        Effect.flatMap(Effect.zip(ours(holder), Clock.currentTimeMillis), ([mine, now]) =>
-          mine
-            ? Effect.ignore(fs.utimes(lockPath, new Date(now), new Date(now)))
-            : Effect.logWarning(`lost the token lock file ${lockPath}: another process may renew too`)
-        )
+        Effect.flatMap(ours(held), (mine) => {
+          if (mine === undefined)
+            return Effect.logWarning(`lost the token lock file ${lockPath}: another process may renew too`)
+          const now = new Date()
+          return Effect.ignore(fs.utimes(lockPath, now, now))
+        })
       )
     )
 
   /** Never fails: a lock that cannot be removed is stale after its ttl. */
-  const release = (holder: Holder) =>
-    Effect.flatMap(ours(holder), (mine) => (mine ? fs.remove(lockPath) : Effect.void)).pipe(
+  const release = (held: Held) =>
+    Effect.flatMap(ours(held), (mine) => (mine === undefined ? Effect.void : Effect.asVoid(lock.remove(mine)))).pipe(
       Effect.catchAll((cause) =>
         Effect.logWarning(`cannot remove the token lock file ${lockPath}: ${describeCause(cause)}`)
       )
     )
 
-  return <A, E, R>(use: Effect.Effect<A, E, R>): Effect.Effect<A, E | TokenCacheError, R> =>
+  return <A, E, R>(use: Effect.Effect<A, E, R>): Effect.Effect<A, E | TokenCacheError | ConfigurationError, R> =>
     Effect.acquireUseRelease(
       acquire,
-      (holder) => Effect.flatMap(Effect.fork(heartbeat(holder)), (beat) => Effect.ensuring(use, Fiber.interrupt(beat))),
+      (held) =>
+        Effect.flatMap(Effect.fork(heartbeat(held)), (beat) =>
+          Effect.ensuring(Effect.zipRight(Effect.zipRight(lock.sweep(false), hooks.sweep), use), Fiber.interrupt(beat))
+        ),
       release
     )
 }

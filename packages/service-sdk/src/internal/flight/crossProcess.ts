@@ -22,6 +22,9 @@ import * as State from "./state.js"
  */
 export const VANISHED_ENTRY_GRACE = Duration.millis(2250)
 
+/** A ConfigurationError travels in the cache's TokenCacheError channel (see `internal/fileCache.ts`). */
+const isOutage = (error: TokenCacheError) => (error as { readonly _tag: string })._tag === "TokenCacheError"
+
 export const make = (options: {
   readonly name: string
   readonly cache: TokenCache
@@ -41,7 +44,8 @@ export const make = (options: {
     error: TokenCacheError,
     usable: (token: TokenInfo) => boolean
   ): Effect.Effect<Redacted.Redacted<string>, State.TokenFailure> =>
-    options.whenCacheDown !== "local" || cache.withLock === undefined
+    // a cache refused for its configuration (a file cache in a directory others can write) is no outage
+    options.whenCacheDown !== "local" || cache.withLock === undefined || !isOutage(error)
       ? Effect.fail(error)
       : Effect.gen(function* () {
           if (!MutableRef.get(memo.cell).cacheDown) {

@@ -7,7 +7,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { runPromise, runSyncOrThrow } from "../../bridge.js"
-import { ConfigurationError } from "../../ServiceError.js"
+import { checkPath } from "../fileSafety.js"
 import * as TokenCache from "../../TokenCache.js"
 import { TokenInfo, type TokenInfoJson } from "../../TokenInfo.js"
 import * as TokenStore from "../../TokenStore.js"
@@ -44,13 +44,6 @@ export const effectCacheOf = (cache: object): TokenCache.TokenCache | undefined 
 export const effectStoreOf = (store: object): Effect.Effect<TokenStore.TokenStore> | undefined =>
   effectStores.get(store)
 
-const checkPath = (name: string, path: unknown): string => {
-  if (typeof path !== "string" || path.trim() === "") {
-    throw new ConfigurationError({ message: `${name} takes a non-empty path` })
-  }
-  return path
-}
-
 /** Runs a cache operation called from plain code, logging as a facade object does by default (stderr, warnings). */
 const run = <A, E>(effect: Effect.Effect<A, E>): Promise<A> => runPromise(Effect.provide(effect, loggerLayer({})))
 
@@ -62,7 +55,9 @@ const plainView = (cache: Effect.Effect<TokenCache.TokenCache>): FileTokenCache 
 
 /**
  * A token cache in a file, for plain code: `TokenCache.file(path)` behind Promise methods (atomic writes, mode 0600;
- * an unreadable or invalid file reads as none; shared safely by the processes of one machine). Pass it as
+ * an unreadable or invalid file reads as none; shared safely by the processes of one machine: every write a
+ * compare-and-set that is atomic on its own; a directory or file another user can write is refused with a
+ * ConfigurationError; an empty path or the root throws one at once). Pass it as
  * `tokenCache` to `AsyncClientCredentials`, `AsyncAuthorizationCode` or `AsyncServiceClient`.
  *
  * @example
@@ -77,7 +72,7 @@ const plainView = (cache: Effect.Effect<TokenCache.TokenCache>): FileTokenCache 
  */
 export const fileTokenCache = (path: string): FileTokenCache => {
   const cache = runSyncOrThrow(
-    TokenCache.file(checkPath("fileTokenCache", path)).pipe(Effect.provide(NodeFileSystem.layer))
+    TokenCache.file(checkPath("fileTokenCache", path, "file")).pipe(Effect.provide(NodeFileSystem.layer))
   )
   const plain = plainView(Effect.succeed(cache))
   effectCaches.set(plain, cache)
@@ -101,7 +96,9 @@ export const fileTokenCache = (path: string): FileTokenCache => {
  * @since 0.3.0
  */
 export const directoryTokenStore = (path: string): DirectoryTokenStore => {
-  const made = TokenStore.directory(checkPath("directoryTokenStore", path)).pipe(Effect.provide(NodeFileSystem.layer))
+  const made = TokenStore.directory(checkPath("directoryTokenStore", path, "directory")).pipe(
+    Effect.provide(NodeFileSystem.layer)
+  )
   // the directory is created asynchronously: every use waits for the one creation
   let ready: Promise<TokenStore.TokenStore> | undefined
   const store = Effect.promise(() => {
