@@ -86,7 +86,9 @@ describe("npm run bench -- --quick", () => {
       expect(counts.map((figure) => figure.value)).toEqual([1, 1])
       // many users' renewals: one token request per user, not per caller
       const renewals = report.parts.find((part) => part.id === 13)!
-      expect(renewals.figures.filter((figure) => figure.unit === "requests").map((figure) => figure.value)).toEqual([200])
+      expect(renewals.figures.filter((figure) => figure.unit === "requests").map((figure) => figure.value)).toEqual([
+        200
+      ])
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
