@@ -8,8 +8,8 @@ import projects from "./vitest.workspace.js"
  * redis-server, npm), not computing, so on a 2-core machine vitest's default (cores − 1 = one file at a time, every
  * suite queued behind the others) wastes most of the run. Workers: cores + 1 (3 here; 4 made the CPU-heavy suites,
  * running together on a loaded machine, slower than the waiting they saved); SERVICE_SDK_TEST_WORKERS sets it. (In a multi-project run vitest takes the worker count and
- * `fileParallelism` from this root config only, never from a project.) The measurements: docs/decisions.md, "The
- * test suite: time and load".
+ * `fileParallelism` from this root config only, never from a project.) The measurements: packages/bench/results/measurements.md,
+ * "The test suite".
  */
 const workers = Number(process.env.SERVICE_SDK_TEST_WORKERS) || availableParallelism() + 1
 

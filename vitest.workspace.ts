@@ -37,8 +37,11 @@ export default [
   // the web app example (headless Chromium, redis-server and the built app)
   project("web-app", { root: "examples/web-app" }),
   project("bench"),
-  // README.md's TypeScript blocks, type-checked as written (scripts/readme-check.mjs)
-  project("readme", { root: "scripts", include: ["test/readme.test.ts"] }),
+  // README.md's and docs/*.md's TypeScript blocks (scripts/readme-check.mjs), the package READMEs, versions and the lockfile
+  project("readme", {
+    root: "scripts",
+    include: ["test/readme.test.ts", "test/lockfile.test.ts", "test/packages.test.ts"]
+  }),
   // npm pack every package, install the tarballs into a fresh project with another Effect 3.22.x, run a program
   project("consumer", {
     root: "scripts",

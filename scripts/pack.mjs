@@ -130,6 +130,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
         `\nOther peers (only for the package that needs them): ${otherPeers.map(([n, r]) => `${n}@"${r}"`).join(" ")}`
       )
     }
+    const alone = ["@service-sdk/promise", "@service-sdk/cli"].filter((name) => result.tarballs[name] !== undefined)
+    if (alone.length > 0) {
+      console.log("\nThese need no other tarball (bundles; the CLI's @effect/cli comes from the registry):")
+      for (const name of alone) console.log(`  npm install ${result.tarballs[name]}`)
+    }
     console.log(
       "\nInstall the tarballs together (or at least with service-sdk's): the npm name service-sdk belongs to an" +
         "\nunrelated package, so letting npm resolve it from the registry installs the wrong package."

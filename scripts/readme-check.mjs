@@ -100,6 +100,22 @@ export const docPages = () =>
     .filter((name) => name.endsWith(".md"))
     .map((name) => join(root, "docs", name))
 
+/** Runs a command without blocking the caller (a test worker stays responsive): `{ status, stdout, stderr }`. */
+export const run = (command, args, options = {}) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(command, args, options)
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk
+    })
+    child.on("error", reject)
+    child.on("close", (status) => resolve({ status, stdout, stderr }))
+  })
+
 /**
  * Type-checks the blocks of one README: `{ blocks, errors }`. Asynchronous, so that a test worker stays responsive
  * while `tsc` runs (a long synchronous call starves vitest's worker RPC on a loaded machine).
@@ -120,19 +136,7 @@ export const check = async (readmePath = join(root, "README.md")) => {
     byFile.set(file, { block, map })
   }
   const tsc = join(root, "node_modules", ".bin", "tsc")
-  const result = await new Promise((resolve, reject) => {
-    const child = spawn(tsc, ["-p", join(out, "tsconfig.json"), "--pretty", "false"], { cwd: out })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk
-    })
-    child.on("error", reject)
-    child.on("close", (status) => resolve({ status, stdout, stderr }))
-  })
+  const result = await run(tsc, ["-p", join(out, "tsconfig.json"), "--pretty", "false"], { cwd: out })
   const errors = []
   for (const line of `${result.stdout}${result.stderr}`.split("\n")) {
     const match = /^(?:.*[/\\])?(block-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(line)

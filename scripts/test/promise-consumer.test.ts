@@ -74,7 +74,7 @@ const project = async (name: string, install: ReadonlyArray<string>) => {
 
 const runExamples = async (cwd: string) => {
   const all = examples()
-  expect(all.map((example) => example.kind).sort()).toEqual(["cjs", "esm", "esm"])
+  expect(all.map((example) => example.kind).sort()).toEqual(["cjs", "esm", "esm", "esm"])
   for (const [index, example] of all.entries()) {
     const file = `example-${index}.${example.kind === "esm" ? "mjs" : "cjs"}`
     writeFileSync(join(cwd, file), example.code)

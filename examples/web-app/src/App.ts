@@ -3,7 +3,7 @@
  * with state and PKCE), `UserTokens` (each user's tokens, kept and renewed) and `ServiceClient.makeWith` (calls with
  * one user's bearer).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpRouter from "@effect/platform/HttpRouter"
@@ -18,7 +18,7 @@ import { errorPage, PAGE_HEADERS, page, profilePage, welcomePage } from "./pages
 import { isSessionId, newSessionId, Sessions } from "./Sessions.js"
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface AppSettings {
   /** where the app is reached, e.g. `http://127.0.0.1:3000` (the redirect URI is `<baseUrl>/callback`) */
@@ -36,14 +36,14 @@ export interface AppSettings {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export class Settings extends Context.Tag("web-app/Settings")<Settings, AppSettings>() {}
 
 /**
  * The session cookie's name.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const COOKIE = "sid"
 
@@ -356,7 +356,7 @@ const notFound = errorPage({
  * The app's router. Store failures (`TokenCacheError`) and transport failures become a 503/502 page; a defect a 500
  * page; nothing leaks a token or an internal error to the browser.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const router = HttpRouter.empty.pipe(
   HttpRouter.get("/", home),
@@ -370,7 +370,7 @@ export const router = HttpRouter.empty.pipe(
 /**
  * The whole app, errors included.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const app = router.pipe(
   Effect.catchTags({
@@ -404,6 +404,6 @@ export const app = router.pipe(
 /**
  * What the app needs in context.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export type AppContext = Settings | Sessions | OAuthClient.OAuthClient | UserTokens | HttpClient.HttpClient

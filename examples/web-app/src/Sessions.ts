@@ -3,7 +3,7 @@
  * or a signed-in user. Records are keyed by a SHA-256 of the id, so the store never holds a usable cookie. In memory
  * by default, in Redis beside the `RedisTokenStore` when the app runs as several processes.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -18,7 +18,7 @@ import { TokenCacheError } from "service-sdk"
 /**
  * A sign-in started by `/login` and not finished yet: what `completeAuthorization` needs.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface PendingSignIn {
   readonly state: string
@@ -29,7 +29,7 @@ export interface PendingSignIn {
  * What {@link SessionStore.takePending} found: the pending sign-in (now taken), none, or one with another state (left
  * in place).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export type TakePending =
   | { readonly _tag: "Taken"; readonly pending: PendingSignIn }
@@ -43,7 +43,7 @@ const stateMismatch: TakePending = { _tag: "StateMismatch" }
 const stateHash = (state: string): string => createHash("sha256").update(state).digest("base64url")
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface SessionStore {
   /** keeps a pending sign-in for this session, for `ttl` */
@@ -68,21 +68,21 @@ export interface SessionStore {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export class Sessions extends Context.Tag("web-app/Sessions")<Sessions, SessionStore>() {}
 
 /**
  * A new session id: 32 random bytes, base64url (43 characters).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const newSessionId = (): string => randomBytes(32).toString("base64url")
 
 /**
  * Whether a cookie value has the shape of a session id (anything else is refused without a store lookup).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const isSessionId = (value: string): boolean => /^[A-Za-z0-9_-]{43}$/.test(value)
 
@@ -97,7 +97,7 @@ interface Entry {
  * Sessions in this process's memory, at most `maxSessions` (default 100,000; the oldest go first), expired entries
  * dropped as they are met.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const memory = (options: { readonly maxSessions?: number } = {}): Effect.Effect<SessionStore> =>
   Effect.sync(() => {
@@ -159,7 +159,7 @@ return raw
  * script that compares its state's hash and deletes it, so two callbacks racing for one sign-in cannot both have it
  * and a callback with another state leaves it in place. The client is yours (never closed here).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const redis = (options: { readonly client: Redis | Cluster; readonly prefix: string }): SessionStore => {
   const { client, prefix } = options

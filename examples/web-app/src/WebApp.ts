@@ -2,7 +2,7 @@
  * Starts the web app on a Node HTTP server: the sign-in's protocol steps (`OAuthClient`), per-user tokens
  * (`UserTokens`) and sessions wired to the routes of `App.ts`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type * as HttpClient from "@effect/platform/HttpClient"
@@ -20,7 +20,7 @@ import { app, Settings } from "./App.js"
 import * as SessionStore from "./Sessions.js"
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface WebAppOptions {
   /** default 0 (a free port) */
@@ -54,7 +54,7 @@ export interface WebAppOptions {
 /**
  * The running app.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface RunningWebApp {
   /** e.g. `http://127.0.0.1:3000` */
@@ -63,7 +63,7 @@ export interface RunningWebApp {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const DEFAULT_SCOPE: ReadonlyArray<string> = ["user-read-private", "user-read-email", "user-library-read"]
 
@@ -75,7 +75,7 @@ const positiveInt = (name: string, value: number) =>
 /**
  * Starts the app in the current scope (closing it stops the server and releases the store).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const make = (
   options: WebAppOptions = {}
@@ -185,7 +185,7 @@ const redactUrl = (url: string): string => {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const noneIfEmpty = (value: string | undefined): string | undefined =>
   Option.getOrUndefined(Option.filter(Option.fromNullable(value), (text) => text.trim() !== ""))

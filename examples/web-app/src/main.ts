@@ -4,7 +4,7 @@
  * `PORT` (default 3000), `HOST` (default 127.0.0.1), `BASE_URL` (what browsers use), `REDIS_URL` (tokens and
  * sessions in Redis).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"

@@ -2,7 +2,7 @@
  * The app's HTML pages. Every piece of text that comes from a request, the Service or the environment goes through
  * {@link escapeHtml}; pages carry no script.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { ServiceClient } from "service-sdk"
@@ -10,7 +10,7 @@ import type { ServiceClient } from "service-sdk"
 /**
  * Escapes text for HTML element content and quoted attribute values.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (char) =>
@@ -21,7 +21,7 @@ export const escapeHtml = (text: string): string =>
  * Headers on every page: never cached (they show one user's data), no referrer (the callback URL holds a code), no
  * framing, no script.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-store",
@@ -63,7 +63,7 @@ form.inline { display: inline; margin: 0; }
 /**
  * A full page.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const page = (options: {
   readonly title: string
@@ -105,7 +105,7 @@ ${options.body}
 /**
  * The page for visitors who are not signed in.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const welcomePage = (options: {
   readonly notice?: string | undefined
@@ -130,7 +130,7 @@ const duration = (ms: number): string => {
 /**
  * The signed-in user's page: profile and the first saved tracks.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const profilePage = (
   user: ServiceClient.User,
@@ -175,7 +175,7 @@ ${tracks}
 /**
  * A clear error page: what happened, and what to do next.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const errorPage = (options: {
   readonly status: number

@@ -14,5 +14,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 
 NodeRuntime.runMain(main(process.argv), {
   disableErrorReporting: true,
+  // main logs to stderr with its own logger
+  disablePrettyLogger: true,
   teardown: (exit, onExit) => defaultTeardown(exit, (code) => onExit(signalled ?? code))
 })

@@ -74,7 +74,8 @@ describe("consent → loopback redirect in headless Chromium", () => {
       expect(Exit.isSuccess(exit)).toBe(true)
       const token = (exit as Exit.Success<TokenInfo, never>).value
       expect(Redacted.value(token.accessToken).length).toBeGreaterThan(16)
-      expect(token.refreshToken).toBeDefined()
+      // the exchange fails without a refresh token: what can go wrong here is keeping the wrong one
+      expect(Redacted.value(token.refreshToken!)).not.toBe(Redacted.value(token.accessToken))
       expect(token.scope).toBe(scope.join(" "))
       expect(existsSync(join(screenshots, "consent.png"))).toBe(true)
       const stats = await emulator.stats()

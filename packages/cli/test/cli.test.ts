@@ -145,7 +145,10 @@ describe("service-sdk CLI", () => {
       expect(login.stderr).toBe("")
       expect(login.code).toBe(0)
       expect(visited).toBe(true)
-      expect(login.stdout).toContain(`tokens saved to ${cache}`)
+      expect(login.stdout).toContain(`tokens: saved to ${cache}`)
+      // the URL once, without a browser
+      expect(login.stdout.match(/\/authorize\?/g)).toHaveLength(1)
+      expect(login.stdout).toContain("Logged in as emulator-user (Emulator User)")
       expect(statSync(cache).mode & 0o777).toBe(0o600)
       const saved = JSON.parse(readFileSync(cache, "utf8"))
       expect(typeof saved.access_token).toBe("string")
@@ -155,7 +158,7 @@ describe("service-sdk CLI", () => {
       const whoami = await run(["whoami", ...connection, "--cache", cache])
       expect(whoami.stderr).toBe("")
       expect(whoami.code).toBe(0)
-      expect(whoami.stdout).toContain("emulator-user")
+      expect(whoami.stdout).toMatch(/^Logged in as emulator-user \(Emulator User\)/)
     })
 
     it("whoami without a saved login says to run login", async () => {

@@ -33,8 +33,9 @@ describe("service-sdk emulator, then the commands it prints", () => {
   let emulator: ChildProcess
   let banner = ""
   beforeAll(async () => {
+    // the user's shell has the bin on its PATH, so the banner says `service-sdk` (without it: `npx service-sdk`)
     emulator = spawn(process.execPath, [bin, "emulator", "--port", "0", "--auto-approve"], {
-      env: cleanEnv(),
+      env: terminal(),
       stdio: ["ignore", "pipe", "pipe"]
     })
     emulator.stdout!.on("data", (chunk: Buffer) => {
@@ -86,8 +87,8 @@ describe("service-sdk emulator, then the commands it prints", () => {
     expect(result.stdout).not.toMatch(LIBRARY_WORDS)
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0)
     expect(result.stdout).toMatch(/\$ service-sdk token\naccess token \S+…\S+, expires in \d+ s/)
-    expect(result.stdout).toMatch(/\$ service-sdk login\n(?:.*\n)*logged in: access token/)
-    expect(result.stdout).toMatch(/\$ service-sdk whoami\n.*\(emulator-user\)/)
+    expect(result.stdout).toMatch(/\$ service-sdk login\n(?:.*\n)*Logged in as emulator-user \(Emulator User\)/)
+    expect(result.stdout).toMatch(/\$ service-sdk whoami\nLogged in as emulator-user \(Emulator User\)/)
   }, 90_000)
 
   it("public client: the same exports, then login --public-client and whoami, as printed", async () => {
@@ -100,8 +101,10 @@ describe("service-sdk emulator, then the commands it prints", () => {
     const result = await type([...exports, ...commands], terminal())
     expect(result.stderr).not.toMatch(LIBRARY_WORDS)
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0)
-    expect(result.stdout).toContain("logged in as a public client (no secret)")
-    expect(result.stdout).toMatch(/\$ service-sdk whoami\n.*\(emulator-user\)/)
+    expect(result.stdout).toContain(
+      "Logged in as emulator-user (Emulator User) <emulator-user@example.com>, SE, premium (a public client: no secret)"
+    )
+    expect(result.stdout).toMatch(/\$ service-sdk whoami\nLogged in as emulator-user \(Emulator User\)/)
   }, 90_000)
 
   it("whoami before any login, or against another emulator, says what to do in CLI words", async () => {

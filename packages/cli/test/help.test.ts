@@ -20,7 +20,7 @@ const BOILERPLATE = [
   "One of the following"
 ]
 
-const COMMANDS = ["demo", "token", "login", "whoami", "emulator"]
+const COMMANDS = ["demo", "token", "login", "whoami", "logout", "emulator"]
 
 describe("--help", () => {
   it("every command's help: no boilerplate, lines within 80 columns when piped, usage with the program name", async () => {
@@ -35,7 +35,9 @@ describe("--help", () => {
         // the program name once in the header, never twice in a row
         expect(result.stdout, what).not.toMatch(/service-sdk\s+service-sdk/)
         expect(result.stdout, what).toMatch(
-          command.length === 0 ? /^ {2}service-sdk \[--log-level <level>\] <command>/m : /^ {2}service-sdk \w+/m
+          command.length === 0
+            ? /^ {2}service-sdk <command> \[options\] \[--log-level <level> \| -v\]/m
+            : /^ {2}service-sdk \w+/m
         )
         if (command.length > 0) expect(result.stdout, what).toContain(`  service-sdk ${command[0]}`)
       }
@@ -67,7 +69,8 @@ describe("--help", () => {
     expect(emulator).toContain("(default: 4000)")
     expect(emulator).toContain("(default: 3600)")
     const root = (await cli(["--help"])).stdout.replace(/\s+/g, " ")
-    expect(root).toContain("--log-level <level> before the command")
+    expect(root).toContain("--log-level <level> before or after the command")
+    expect(root).toContain("-v, --verbose the same as --log-level debug")
     for (const command of COMMANDS) expect(root).toContain(` ${command} `)
     // no arguments: the same help
     expect((await cli([])).stdout.replace(/\s+/g, " ")).toBe(root)
@@ -91,14 +94,15 @@ describe("--help", () => {
   it("a bad argument says what is wrong in plain words and where the options are", async () => {
     const port = await cli(["login", "--port", "abc"])
     expect(port.code).not.toBe(0)
-    expect(port.stderr).toContain('--port must be a whole number from 1 to 65535, not "abc"')
+    expect(port.stderr).toMatch(/^error: .*--port must be a whole number from 1 to 65535, not "abc"/)
     expect(port.stderr).not.toContain("is not a integer")
     expect(port.stderr).toContain("Run `service-sdk login --help` to see the options.")
     const lifetime = await cli(["emulator", "--token-lifetime", "-5"])
     expect(lifetime.code).not.toBe(0)
     const unknown = await cli(["token", "--nope"])
     expect(unknown.code).not.toBe(0)
-    expect(unknown.stderr).toContain("--nope")
+    expect(unknown.stderr).toMatch(/^error: .*--nope/)
+    expect(unknown.stderr.trim().split("\n")).toHaveLength(2)
     expect(unknown.stderr).toContain("service-sdk token --help")
   })
 

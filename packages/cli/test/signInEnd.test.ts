@@ -46,7 +46,7 @@ describe("service-sdk and the end of a sign-in", () => {
     const whoami = await cli(["whoami", ...connection, "--cache", cache])
     expect(whoami.stderr).toBe("")
     expect(whoami.code).toBe(0)
-    expect(whoami.stdout).toContain("(emulator-user)")
+    expect(whoami.stdout).toContain("Logged in as emulator-user (Emulator User)")
     expect(whoami.stdout).toMatch(
       /sign-in ends \d{4}-\d{2}-\d{2}T\S+Z \(in 1(79|80) days; then run `service-sdk login` again\)/
     )

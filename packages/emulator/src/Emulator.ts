@@ -2,7 +2,7 @@
  * A local emulator of the Service: the accounts service (`POST /api/token`, `GET /authorize`) and the data API
  * (`/v1`) on one loopback HTTP server, with fault injection and request statistics for tests and benchmarks.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
@@ -13,7 +13,7 @@ import * as internal from "./internal/emulator.js"
 
 export {
   /**
-   * @since 0.1.0
+   * @since 1.0.0
    */
   EmulatorError
 } from "./EmulatorError.js"
@@ -21,7 +21,7 @@ export {
 /**
  * A registered OAuth client.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface ClientRegistration {
@@ -42,11 +42,11 @@ export interface ClientRegistration {
 /**
  * What `GET /v1/me/player` reports; `null` means nothing is playing (204).
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface PlaybackState {
-  /** a catalogue track id, or {@link localFileTrackId} for the local file (`null` ids, `is_local: true`) */
+  /** a catalogue track id, or {@link Emulator.localFileTrackId} for the local file (`null` ids, `is_local: true`) */
   readonly trackId: string
   readonly isPlaying?: boolean
   readonly progressMs?: number
@@ -55,7 +55,7 @@ export interface PlaybackState {
 /**
  * Options of `Emulator.start` / `Emulator.make`: the port, registered clients, token lifetime, refresh-token rotation, automatic consent and PKCE enforcement.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface EmulatorOptions {
@@ -73,7 +73,7 @@ export interface EmulatorOptions {
   /**
    * refresh token lifetime in seconds, counted from the user's sign-in and not extended by refreshing (the Service:
    * 180 days, 15552000): token responses then carry `refresh_token_expires_in`, and a refresh after the end is
-   * `invalid_grant`. Default: refresh tokens never end (since 0.4.0)
+   * `invalid_grant`. Default: refresh tokens never end (since 0.2.0)
    */
   readonly refreshTokenLifetime?: number | null
   /** return a new refresh token on every refresh and invalidate the old one (default false) */
@@ -86,17 +86,22 @@ export interface EmulatorOptions {
   readonly tokenLatencyMs?: number
   /** what the player reports at start (default `null`: nothing playing) */
   readonly playback?: PlaybackState | null
+  /**
+   * called with one line per answered request: `GET /v1/me 200 3 ms` (method, path without its query, status,
+   * milliseconds; never a token or code). Default: none. The bins print these lines unless `--quiet`.
+   */
+  readonly onRequest?: (line: string) => void
 }
 
 /**
  * Settings that can change while the emulator runs; omitted fields keep their value.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface EmulatorConfig {
   readonly tokenLifetime?: number
-  /** see {@link EmulatorOptions.refreshTokenLifetime}; `null` turns the end off (since 0.4.0) */
+  /** see {@link EmulatorOptions.refreshTokenLifetime}; `null` turns the end off (since 0.2.0) */
   readonly refreshTokenLifetime?: number | null
   readonly rotateRefreshTokens?: boolean
   readonly autoApprove?: boolean
@@ -107,7 +112,7 @@ export interface EmulatorConfig {
 /**
  * Request counters since start (or the last reset), as served by `GET /__emulator/stats`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Stats {
@@ -132,7 +137,7 @@ export interface Stats {
  * truncated JSON, `status`/`body` answer with that instead (status defaults to 500 when only `body` is given, body
  * defaults to a fitting JSON error); `headers` are added to whatever is sent.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface Fault {
@@ -150,7 +155,7 @@ export interface Fault {
 /**
  * Who to sign in with {@link Emulator.Service.signIn}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  * @category models
  */
 export interface SignInOptions {
@@ -170,7 +175,7 @@ export interface SignInOptions {
 /**
  * The tokens {@link Emulator.Service.signIn} issues, as the token endpoint would answer them.
  *
- * @since 0.3.0
+ * @since 1.0.0
  * @category models
  */
 export interface SignInTokens {
@@ -179,14 +184,14 @@ export interface SignInTokens {
   /** seconds */
   readonly expires_in: number
   readonly scope: string
-  /** seconds before the refresh token ends, when `refreshTokenLifetime` is set (since 0.4.0) */
+  /** seconds before the refresh token ends, when `refreshTokenLifetime` is set (since 0.2.0) */
   readonly refresh_token_expires_in?: number
 }
 
 /**
  * The running emulator for plain (Promise) code, from {@link Emulator.start}.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category models
  */
 export interface EmulatorHandle extends AsyncDisposable {
@@ -206,9 +211,9 @@ export interface EmulatorHandle extends AsyncDisposable {
   readonly configure: (config: EmulatorConfig) => Promise<void>
   /** revokes an access or refresh token; resolves to whether it was known */
   readonly revoke: (token: string) => Promise<boolean>
-  /** signs a user in as if they had approved the consent page (since 0.3.0) */
+  /** signs a user in as if they had approved the consent page (since 0.2.0) */
   readonly signIn: (options: SignInOptions) => Promise<SignInTokens>
-  /** data API requests made with a valid user token, by user id, since start or reset (since 0.3.0) */
+  /** data API requests made with a valid user token, by user id, since start or reset (since 0.2.0) */
   readonly apiRequestsByUser: () => Promise<Readonly<Record<string, number>>>
   readonly reset: () => Promise<void>
   /** stops the server (idempotent) */
@@ -218,7 +223,7 @@ export interface EmulatorHandle extends AsyncDisposable {
 /**
  * The default client id.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultClientId: string = internal.defaultClientId
@@ -226,7 +231,7 @@ export const defaultClientId: string = internal.defaultClientId
 /**
  * The default client secret.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultClientSecret: string = internal.defaultClientSecret
@@ -234,7 +239,7 @@ export const defaultClientSecret: string = internal.defaultClientSecret
 /**
  * The id of the public client registered by default (no secret; it must use PKCE).
  *
- * @since 0.2.0
+ * @since 1.0.0
  * @category constants
  */
 export const defaultPublicClientId: string = internal.defaultPublicClientId
@@ -244,7 +249,7 @@ export const defaultPublicClientId: string = internal.defaultPublicClientId
  * track, album and artist ids). It is third in `emulator-user`'s library; `playback: { trackId: localFileTrackId }`
  * plays it.
  *
- * @since 0.4.0
+ * @since 1.0.0
  * @category constants
  */
 export const localFileTrackId: string = internal.localFileTrackId
@@ -252,7 +257,7 @@ export const localFileTrackId: string = internal.localFileTrackId
 /**
  * Starts an emulator in the current scope; closing the scope stops it.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const make: (options?: EmulatorOptions) => Effect.Effect<Emulator.Service, EmulatorError, Scope.Scope> =
@@ -261,7 +266,7 @@ export const make: (options?: EmulatorOptions) => Effect.Effect<Emulator.Service
 /**
  * A layer that starts an emulator and stops it when the layer's scope closes.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category layers
  */
 export const layer = (options?: EmulatorOptions): Layer.Layer<Emulator, EmulatorError> =>
@@ -270,7 +275,7 @@ export const layer = (options?: EmulatorOptions): Layer.Layer<Emulator, Emulator
 /**
  * Starts an emulator for plain code. Call `close()` (or use `await using`) to stop it.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category constructors
  */
 export const start: (options?: EmulatorOptions) => Promise<EmulatorHandle> = internal.start
@@ -278,7 +283,7 @@ export const start: (options?: EmulatorOptions) => Promise<EmulatorHandle> = int
 /**
  * The running emulator.
  *
- * @since 0.1.0
+ * @since 1.0.0
  * @category tags
  */
 export class Emulator extends Context.Tag("service-sdk/Emulator")<Emulator, Emulator.Service>() {
@@ -297,13 +302,13 @@ export class Emulator extends Context.Tag("service-sdk/Emulator")<Emulator, Emul
    * }).pipe(Effect.scoped)
    * ```
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static readonly make = make
   /**
    * {@link Emulator.make} as a `Layer` of `Emulator`; the server stops when the layer is released.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static readonly layer = layer
   /**
@@ -322,41 +327,41 @@ export class Emulator extends Context.Tag("service-sdk/Emulator")<Emulator, Emul
    * console.log(response.status, await emulator.stats())
    * ```
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static readonly start = start
   /**
    * The default confidential client's id, `emulator-client`.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static readonly defaultClientId = defaultClientId
   /**
    * The default confidential client's secret, `emulator-secret`.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static readonly defaultClientSecret = defaultClientSecret
   /**
    * The public client's id, `emulator-public-client` (no secret; PKCE required).
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   static readonly defaultPublicClientId = defaultPublicClientId
   /**
    * The `trackId` of the local file in the fixtures (`null` ids, `is_local: true`).
    *
-   * @since 0.4.0
+   * @since 1.0.0
    */
   static readonly localFileTrackId = localFileTrackId
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export declare namespace Emulator {
   /**
-   * @since 0.1.0
+   * @since 1.0.0
    * @category models
    */
   export interface Service {
@@ -380,20 +385,20 @@ export declare namespace Emulator {
      * Signs a user in as if they had approved the consent page and the code had been exchanged: a new grant with an
      * access token and a refresh token for the default client. Not counted in `stats` (no request was made).
      *
-     * @since 0.3.0
+     * @since 1.0.0
      */
     readonly signIn: (options: SignInOptions) => Effect.Effect<SignInTokens, EmulatorError>
     /**
      * Data API requests made with a valid user token, by that token's user id, since start or the last reset.
      *
-     * @since 0.3.0
+     * @since 1.0.0
      */
     readonly apiRequestsByUser: Effect.Effect<Readonly<Record<string, number>>>
     /** back to the start options: clears tokens, codes, faults, stats and library changes */
     readonly reset: Effect.Effect<void>
   }
   /**
-   * @since 0.1.0
+   * @since 1.0.0
    * @category models
    */
   export type Options = EmulatorOptions

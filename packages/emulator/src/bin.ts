@@ -2,7 +2,7 @@
 /**
  * `service-sdk-emulator`: runs the emulator until Ctrl-C.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
@@ -26,7 +26,13 @@ Options:
       --token-latency-ms <ms>  extra latency on every token response (default 0)
       --client <id:secret>     register another client (repeatable); <id> alone: a public client (PKCE)
       --require-pkce           every client must use PKCE (S256); public clients always must
+  -q, --quiet                  no log line per request (default: "GET /v1/me 200 3 ms" on stderr)
   -h, --help                   show this help`
+
+/** One line per request on stderr, so stdout keeps only the banner. */
+const logRequest = (line: string) => {
+  process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`)
+}
 
 const integer = (name: string, raw: string | undefined): Effect.Effect<number | undefined, EmulatorError> => {
   if (raw === undefined) return Effect.succeed(undefined)
@@ -52,12 +58,14 @@ const parseOptions = (argv: ReadonlyArray<string>): Effect.Effect<EmulatorOption
             "token-latency-ms": { type: "string" },
             client: { type: "string", multiple: true },
             "require-pkce": { type: "boolean" },
+            quiet: { type: "boolean", short: "q" },
             help: { type: "boolean", short: "h" }
           }
         }).values,
       catch: (cause) => new EmulatorError({ message: (cause as Error).message, cause })
     })
     if (parsed.help === true) return "help" as const
+    const quiet = parsed.quiet === true
     const port = yield* integer("port", parsed.port)
     const tokenLifetime = yield* integer("token-lifetime", parsed["token-lifetime"])
     const tokenLatencyMs = yield* integer("token-latency-ms", parsed["token-latency-ms"])
@@ -82,7 +90,8 @@ const parseOptions = (argv: ReadonlyArray<string>): Effect.Effect<EmulatorOption
       ...(clients.length === 0 ? {} : { clients }),
       autoApprove: parsed["auto-approve"] === true,
       rotateRefreshTokens: parsed["rotate-refresh-tokens"] === true,
-      requirePkce: parsed["require-pkce"] === true
+      requirePkce: parsed["require-pkce"] === true,
+      ...(quiet ? {} : { onRequest: logRequest })
     }
     return options
   })
@@ -102,7 +111,11 @@ const banner = (emulator: Emulator.Service, options: EmulatorOptions): string =>
     `  export SERVICE_SDK_AUTH_URL=${emulator.authUrl}`,
     `  export SERVICE_SDK_API_URL=${emulator.apiUrl}`,
     `  export SERVICE_SDK_CLIENT_ID=${emulator.clientId}`,
-    `  export SERVICE_SDK_CLIENT_SECRET=${emulator.clientSecret}`
+    `  export SERVICE_SDK_CLIENT_SECRET=${emulator.clientSecret}`,
+    "",
+    options.onRequest === undefined
+      ? "Requests are not logged (--quiet)."
+      : "One line per request follows (--quiet: none)."
   ].join("\n")
 
 const main = Effect.gen(function* () {
@@ -117,7 +130,7 @@ const main = Effect.gen(function* () {
 }).pipe(
   Effect.scoped,
   Effect.catchTag("EmulatorError", (error) =>
-    Console.error(`service-sdk-emulator: ${error.message}\n\n${USAGE}`).pipe(
+    Console.error(`error: ${error.message}\nRun \`service-sdk-emulator --help\` to see the options.`).pipe(
       Effect.zipRight(Effect.sync(() => (process.exitCode = 2)))
     )
   )

@@ -14,7 +14,7 @@ describe("authorize (consent page)", () => {
       expect(page.headers.get("cache-control")).toBe("no-store")
       expect(page.text).toContain('data-scope="user-read-private"')
       expect(page.text).toContain('data-scope="user-library-read"')
-      expect(page.text).toMatch(/<button id="approve"[^>]*>/)
+      expect(page.text).toMatch(/<button id="approve"[^>]*>Approve<\/button>/) // the word the README and the CLI use
       expect(page.text).toMatch(/<button id="deny"[^>]*>/)
       expect(page.text).toContain('<form method="post" action="/authorize/decision">')
       expect(page.text).toContain("emulator-client")

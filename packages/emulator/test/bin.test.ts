@@ -82,6 +82,30 @@ describe("service-sdk-emulator bin", () => {
         { redirect: "manual" }
       )
       expect(authorize.status).toBe(302)
+      // one line per request on stderr: method, path without the query, status, ms; no secret, token or code
+      const { access_token } = (await (
+        await fetch(`${authUrl}/v1/albums/6akEvsycLGftJxYudPjmqK`, { headers: {} })
+      ).json()) as { access_token?: string }
+      expect(access_token).toBeUndefined()
+      await within(
+        new Promise<void>((resolve) => {
+          const timer = setInterval(() => {
+            if (output.stderr.includes("/v1/albums/")) resolve(clearInterval(timer))
+          }, 20)
+        }),
+        10_000,
+        "the request log line"
+      )
+      const lines = output.stderr.trim().split("\n")
+      for (const line of lines) expect(line).toMatch(/^\d\d:\d\d:\d\d [A-Z]+ \/\S* \d{3} \d+ ms$/)
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/ POST \/api\/token 200 \d+ ms$/),
+          expect.stringMatching(/ GET \/authorize 302 \d+ ms$/),
+          expect.stringMatching(/ GET \/v1\/albums\/6akEvsycLGftJxYudPjmqK 401 \d+ ms$/)
+        ])
+      )
+      expect(output.stderr).not.toMatch(/emulator-secret|redirect_uri|client_id/)
       child.kill("SIGINT")
       const exit = await within(exited, 10_000, "exit after SIGINT")
       expect(exit).toEqual({ code: 0, signal: null })
@@ -106,11 +130,27 @@ describe("service-sdk-emulator bin", () => {
     }
   })
 
-  it("bad arguments exit with code 2 and the usage; --help exits 0", async () => {
+  it("--quiet logs no request", async () => {
+    const { child, output, exited } = run(["--port", "0", "--quiet"])
+    try {
+      const [, authUrl] = await waitFor(output, /auth URL:\s+(http:\/\/127\.0\.0\.1:\d+)/, child)
+      expect((await fetch(`${authUrl}/v1/me`)).status).toBe(401)
+      expect((await fetch(`${authUrl}/__emulator/stats`)).status).toBe(200)
+      child.kill("SIGINT")
+      expect((await within(exited, 10_000, "exit after SIGINT")).code).toBe(0)
+      expect(output.stderr).toBe("")
+      expect(output.stdout).toContain("--quiet")
+    } finally {
+      child.kill("SIGKILL")
+    }
+  })
+
+  it("bad arguments exit with code 2 and one error line with the next step; --help exits 0", async () => {
     const bad = run(["--port", "abc"])
     expect((await within(bad.exited, 10_000, "bad args exit")).code).toBe(2)
-    expect(bad.output.stderr).toContain("--port must be a non-negative integer")
-    expect(bad.output.stderr).toContain("Usage: service-sdk-emulator")
+    expect(bad.output.stderr).toBe(
+      "error: --port must be a non-negative integer, got abc\nRun `service-sdk-emulator --help` to see the options.\n"
+    )
     const unknown = run(["--nope"])
     expect((await within(unknown.exited, 10_000, "unknown option exit")).code).toBe(2)
     const help = run(["--help"])

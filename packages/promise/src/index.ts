@@ -1,11 +1,21 @@
 /**
  * `@service-sdk/promise`: the Promise API of service-sdk as one self-contained package (no dependencies, no peers).
  * The code is `service-sdk/promise`, bundled with the Effect runtime it uses; the types below describe it in plain
- * TypeScript (no Effect type), and `test/types.test.ts` checks that the facade fits them.
+ * TypeScript (no Effect type), and `test/types.test.ts` checks, by the compiler, that each one says what the facade's
+ * own type says (the same option names, inputs the facade takes, outputs that fit): a change on either side fails
+ * `tsc -b`.
  *
- * @since 0.3.0
+ * @module @service-sdk/promise
+ * @since 1.0.0
  */
 import * as Facade from "service-sdk/promise"
+
+/**
+ * A facade value under its plain description, where the two cannot be compared by plain assignment: a `Secret`, a
+ * token and a connected Redis cache are opaque here where the facade names Effect types, and the facade's classes
+ * have private fields. `test/types.test.ts` compares the descriptions instead.
+ */
+const described = <P>(value: unknown): P => value as P
 
 // ---------------------------------------------------------------------------------------------------------------
 // Plain data
@@ -13,7 +23,7 @@ import * as Facade from "service-sdk/promise"
 /**
  * A secret (a token, a PKCE verifier): prints and serialises as `<redacted>`. Pass it back to the SDK as is.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface Secret {
   readonly toString: () => string
@@ -22,7 +32,7 @@ export interface Secret {
 /**
  * A length of time: milliseconds, or text such as `"30 seconds"`, `"5 minutes"`.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export type DurationInput =
   | number
@@ -31,7 +41,7 @@ export type DurationInput =
 /**
  * A length of time as the SDK reports it (`RateLimitError.retryAfter`); {@link toMillis} reads it.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface Duration {
   readonly value:
@@ -43,7 +53,7 @@ export interface Duration {
 /**
  * Milliseconds of a {@link Duration} (`Infinity` for an infinite one).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const toMillis = (duration: Duration): number =>
   duration.value._tag === "Millis"
@@ -56,7 +66,7 @@ export const toMillis = (duration: Duration): number =>
  * Tokens as the SDK keeps them. `expiresAt` is in seconds since the Unix epoch. Its JSON form ({@link TokenInfoJson},
  * from {@link tokenInfoToJson}) is what the file and Redis caches store.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface TokenInfo {
   readonly accessToken: Secret
@@ -67,16 +77,16 @@ export interface TokenInfo {
   readonly authUrl?: string | undefined
   readonly issuedAt?: number | undefined
   readonly refreshRejected?: boolean | undefined
-  /** when the user signed in (seconds since the epoch; since 0.4.0) */
+  /** when the user signed in (seconds since the epoch; since 0.2.0) */
   readonly signedInAt?: number | undefined
-  /** when the sign-in ends: the refresh token's end (seconds since the epoch; since 0.4.0) */
+  /** when the sign-in ends: the refresh token's end (seconds since the epoch; since 0.2.0) */
   readonly signInEndsAt?: number | undefined
 }
 
 /**
  * The JSON form of a {@link TokenInfo} (the secrets in clear: keep it where only your app can read it).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface TokenInfoJson {
   readonly access_token: string
@@ -94,22 +104,22 @@ export interface TokenInfoJson {
 /**
  * The JSON form of a token, to keep it in your own store.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
-export const tokenInfoToJson: (token: TokenInfo) => TokenInfoJson = Facade.tokenInfoToJson as never
+export const tokenInfoToJson: (token: TokenInfo) => TokenInfoJson = described(Facade.tokenInfoToJson)
 
 /**
  * A token from its JSON form; `undefined` when it is not one.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
-export const tokenInfoFromJson: (json: unknown) => TokenInfo | undefined = Facade.tokenInfoFromJson as never
+export const tokenInfoFromJson: (json: unknown) => TokenInfo | undefined = Facade.tokenInfoFromJson
 
 /**
  * A token cache: `get` resolves to the token, its JSON form, or `undefined`; `clear` (optional; `signOut` needs it)
  * forgets it.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface PromiseTokenCache {
   readonly get: () => Promise<TokenInfo | TokenInfoJson | undefined>
@@ -120,14 +130,14 @@ export interface PromiseTokenCache {
 /**
  * A user's token cache (see {@link AsyncUserTokens}).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export type PromiseUserTokenCache = PromiseTokenCache
 
 /**
  * A token cache in a file (see {@link fileTokenCache}).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface FileTokenCache {
   readonly get: () => Promise<TokenInfo | undefined>
@@ -138,7 +148,7 @@ export interface FileTokenCache {
 /**
  * One token cache per user (see {@link directoryTokenStore}).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export type DirectoryTokenStore = (userId: string) => FileTokenCache
 
@@ -146,16 +156,16 @@ export type DirectoryTokenStore = (userId: string) => FileTokenCache
  * A token cache in a file: atomic writes, mode 0600, an unreadable file reads as none, shared safely by the
  * processes of one machine (a lock file and compare-and-set). Pass it as `tokenCache`.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
-export const fileTokenCache: (path: string) => FileTokenCache = Facade.fileTokenCache as never
+export const fileTokenCache: (path: string) => FileTokenCache = described(Facade.fileTokenCache)
 
 /**
  * A token store in a directory: one 0600 file per user in a 0700 directory. Pass it as `store` to {@link AsyncUserTokens}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
-export const directoryTokenStore: (path: string) => DirectoryTokenStore = Facade.directoryTokenStore as never
+export const directoryTokenStore: (path: string) => DirectoryTokenStore = described(Facade.directoryTokenStore)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Errors
@@ -163,18 +173,18 @@ export const directoryTokenStore: (path: string) => DirectoryTokenStore = Facade
 /**
  * An OAuth error body (`{ error, error_description }`).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface ErrorPayload {
-  readonly error?: string | undefined
+  readonly error: string
   readonly error_description?: string | undefined
-  readonly [key: string]: unknown
+  readonly error_uri?: string | undefined
 }
 
 /**
  * The base class of every SDK error.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface ServiceError extends Error {
   readonly _tag:
@@ -185,33 +195,33 @@ export interface ServiceError extends Error {
     | "RateLimitError"
     | "TokenCacheError"
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface AuthenticationError extends ServiceError {
   readonly _tag: "AuthenticationError"
   readonly status?: number | undefined
   readonly payload?: ErrorPayload | undefined
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface ConfigurationError extends ServiceError {
   readonly _tag: "ConfigurationError"
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface TransportError extends ServiceError {
   readonly _tag: "TransportError"
   readonly status?: number | undefined
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface ApiError extends ServiceError {
   readonly _tag: "ApiError"
   readonly status: number
   readonly payload?: unknown
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface RateLimitError extends ServiceError {
   readonly _tag: "RateLimitError"
   readonly retryAfter: Duration
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface TokenCacheError extends ServiceError {
   readonly _tag: "TokenCacheError"
 }
@@ -224,70 +234,82 @@ interface ErrorClass<E, Args = { readonly message: string }> {
 /**
  * The base class of every SDK error: `error instanceof ServiceError`.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
-export const ServiceError: { readonly prototype: ServiceError; new (args: never): ServiceError } =
-  Facade.ServiceError as never
+export const ServiceError: { readonly prototype: ServiceError } & (abstract new (args: never) => ServiceError) =
+  Facade.ServiceError
 /**
  * The token endpoint rejected the request, a callback carried an error or a wrong state, or the API still answered
  * 401 after one forced refresh.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
-export const AuthenticationError: ErrorClass<AuthenticationError> = Facade.AuthenticationError as never
+export const AuthenticationError: ErrorClass<AuthenticationError> = Facade.AuthenticationError
 /**
  * Missing, conflicting or invalid options.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
-export const ConfigurationError: ErrorClass<ConfigurationError> = Facade.ConfigurationError as never
+export const ConfigurationError: ErrorClass<ConfigurationError> = Facade.ConfigurationError
 /**
  * The network failed, or the token endpoint kept failing after every retry.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
-export const TransportError: ErrorClass<TransportError> = Facade.TransportError as never
+export const TransportError: ErrorClass<TransportError> = Facade.TransportError
 /**
  * The data API answered with a non-2xx status other than 401 and 429.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const ApiError: ErrorClass<
   ApiError,
   { readonly message: string; readonly status: number; readonly payload?: unknown }
-> = Facade.ApiError as never
+> = Facade.ApiError
 /**
  * The data API answered 429 and the retries ran out (or `Retry-After` was too long).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const RateLimitError: { readonly prototype: RateLimitError; new (args: never): RateLimitError } =
-  Facade.RateLimitError as never
+  Facade.RateLimitError
 /**
  * A token cache (file system, Redis, yours) failed.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
-export const TokenCacheError: ErrorClass<TokenCacheError> = Facade.TokenCacheError as never
+export const TokenCacheError: ErrorClass<TokenCacheError> = Facade.TokenCacheError
 
 // ---------------------------------------------------------------------------------------------------------------
 // Options
 
 /**
- * Logging options every class takes: the least severe level logged (default `"warning"`) and where lines go
- * (default: `console.error`/`console.warn`, stderr; the SDK never writes to stdout).
+ * Options every class takes: the least severe level logged (default `"warning"`), where lines go (default:
+ * `console.error`/`console.warn`, stderr; the SDK never writes to stdout), and the `fetch` that sends the requests
+ * (default: Node's own; a test's stub answers without a network).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface LogOptions {
   readonly logLevel?: "none" | "error" | "warning" | "info" | "debug" | undefined
   readonly logger?: Logger | undefined
+  readonly fetch?: Fetch | undefined
 }
+
+/**
+ * The type of `globalThis.fetch` where your project has one (Node's types or the DOM library); no DOM or Node type
+ * is needed to compile these declarations.
+ *
+ * @since 1.0.0
+ */
+export type Fetch = typeof globalThis extends { readonly fetch: infer F }
+  ? F
+  : (input: never, init?: never) => Promise<unknown>
 
 /**
  * Where log lines go.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface Logger {
   readonly error: (line: string) => void
@@ -299,7 +321,7 @@ export interface Logger {
 /**
  * The options of the providers (client id and secret fall back to `SERVICE_SDK_CLIENT_ID`/`SERVICE_SDK_CLIENT_SECRET`).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface ClientCredentialsOptions extends LogOptions {
   readonly clientId?: string | undefined
@@ -317,52 +339,50 @@ export interface ClientCredentialsOptions extends LogOptions {
   readonly refreshAhead?: DurationInput | undefined
 }
 
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface AuthorizationCodeOptions extends ClientCredentialsOptions {
   /** `https`, or `http` on 127.0.0.1 or [::1] (never `localhost`); a loopback URI may have no port. */
   readonly redirectUri?: string | undefined
-  /** The issuer a callback's `iss` must name (RFC 9207; default `authUrl` without a trailing slash; since 0.4.0). */
+  /** The issuer a callback's `iss` must name (RFC 9207; default `authUrl` without a trailing slash; since 0.2.0). */
   readonly issuer?: string | undefined
-  /** How long a sign-in lasts when the server does not say (the Service: `"180 days"`; since 0.4.0). */
+  /** How long a sign-in lasts when the server does not say (the Service: `"180 days"`; since 0.2.0). */
   readonly refreshTokenLifetime?: DurationInput | undefined
   readonly refreshToken?: string | undefined
   /** An app that keeps no secret (signs in with PKCE only). */
   readonly publicClient?: boolean | undefined
 }
 
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface AuthorizationUrlOptions {
   readonly state?: string | undefined
   readonly scope?: string | ReadonlyArray<string> | undefined
   readonly showDialog?: boolean | undefined
   readonly codeChallenge?: string | undefined
+  /** The user to preselect on the consent page (`login_hint`). */
+  readonly loginHint?: string | undefined
 }
 
-/** @since 0.3.0 */
-export interface BeginAuthorizationOptions {
-  readonly scope?: string | ReadonlyArray<string> | undefined
-  readonly showDialog?: boolean | undefined
-  readonly state?: string | undefined
+/** @since 1.0.0 */
+export interface BeginAuthorizationOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
+  /** The sign-in's own redirect URI instead of the configured one (a loopback URI with the port it listens on). */
+  readonly redirectUri?: string | undefined
 }
 
 /**
  * A sign-in in progress: send the user to `url`; keep `state` and `codeVerifier` server-side until the callback.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface PendingAuthorization {
   readonly url: string
   readonly state: string
   readonly codeVerifier: Secret
-  /** the sign-in's own redirect URI, when it is not the configured one (since 0.4.0) */
+  /** the sign-in's own redirect URI, when it is not the configured one (since 0.2.0) */
   readonly redirectUri?: string | undefined
 }
 
-/** @since 0.3.0 */
-export interface AuthorizeLocalOptions {
-  readonly state?: string | undefined
-  readonly scope?: string | ReadonlyArray<string> | undefined
-  readonly showDialog?: boolean | undefined
+/** @since 1.0.0 */
+export interface AuthorizeLocalOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
   /** How long to wait for the callback (default 300 s). */
   readonly timeout?: DurationInput | undefined
   /** Open the system browser (default true). */
@@ -376,7 +396,7 @@ export interface AuthorizeLocalOptions {
 /**
  * What every provider has.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface AsyncTokenProvider {
   /** A valid access token (a cached one without a request; one request however many callers wait). */
@@ -387,27 +407,27 @@ export interface AsyncTokenProvider {
   [Symbol.asyncDispose](): Promise<void>
 }
 
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export const AsyncTokenProvider: { readonly prototype: AsyncTokenProvider; new (source: never): AsyncTokenProvider } =
-  Facade.AsyncTokenProvider as never
+  described(Facade.AsyncTokenProvider)
 
 /**
  * App-only tokens (client credentials), cached and renewed.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface AsyncClientCredentials extends AsyncTokenProvider {}
 
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export const AsyncClientCredentials: {
   readonly prototype: AsyncClientCredentials
   new (options?: ClientCredentialsOptions): AsyncClientCredentials
-} = Facade.AsyncClientCredentials as never
+} = described(Facade.AsyncClientCredentials)
 
 /**
  * User tokens (authorization code with refresh token, PKCE).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface AsyncAuthorizationCode extends AsyncTokenProvider {
   getAuthorizationUrl(options?: AuthorizationUrlOptions): string
@@ -419,11 +439,11 @@ export interface AsyncAuthorizationCode extends AsyncTokenProvider {
     pending: { readonly state: string; readonly codeVerifier: string | Secret }
   ): Promise<TokenInfo>
   authorizeLocal(options?: AuthorizeLocalOptions): Promise<TokenInfo>
-  /** When the user's sign-in ends, or undefined when nothing says (since 0.4.0). */
+  /** When the user's sign-in ends, or undefined when nothing says (since 0.2.0). */
   signInEndsAt(): Promise<Date | undefined>
 }
 
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export const AsyncAuthorizationCode: {
   readonly prototype: AsyncAuthorizationCode
   new (options?: AuthorizationCodeOptions): AsyncAuthorizationCode
@@ -432,32 +452,32 @@ export const AsyncAuthorizationCode: {
     url: string,
     options?: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined }
   ): string
-} = Facade.AsyncAuthorizationCode as never
+} = described(Facade.AsyncAuthorizationCode)
 
 /**
  * Runs the sign-in on a loopback server (`provider.authorizeLocal(options)`).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const asyncAuthorizeLocal: (
   provider: AsyncAuthorizationCode,
   options?: AuthorizeLocalOptions
-) => Promise<TokenInfo> = Facade.asyncAuthorizeLocal as never
+) => Promise<TokenInfo> = described(Facade.asyncAuthorizeLocal)
 
 /**
  * One user's tokens, as an `authProvider` (from {@link AsyncUserTokens.forUser}).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface AsyncUserTokenProvider extends AsyncTokenProvider {}
 
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export const AsyncUserTokenProvider: {
   readonly prototype: AsyncUserTokenProvider
   new (source: never): AsyncUserTokenProvider
-} = Facade.AsyncUserTokenProvider as never
+} = described(Facade.AsyncUserTokenProvider)
 
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface AsyncUserTokensOptions extends Omit<AuthorizationCodeOptions, "tokenCache" | "refreshToken"> {
   readonly store: ((userId: string) => PromiseTokenCache | FileTokenCache) | ConnectedRedisTokenStore
   /** A user's in-memory state is dropped after this long without use (default 5 minutes). */
@@ -467,36 +487,36 @@ export interface AsyncUserTokensOptions extends Omit<AuthorizationCodeOptions, "
 /**
  * Many users' tokens (a web app).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface AsyncUserTokens {
   forUser(userId: string): AsyncUserTokenProvider
   getAccessToken(userId: string): Promise<string>
   signIn(userId: string, token: TokenInfo): Promise<void>
   signOut(userId: string): Promise<void>
-  /** When the user's sign-in ends, or undefined when unknown (since 0.4.0). */
+  /** When the user's sign-in ends, or undefined when unknown (since 0.2.0). */
   signInEndsAt(userId: string): Promise<Date | undefined>
   close(): Promise<void>
   [Symbol.asyncDispose](): Promise<void>
 }
 
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export const AsyncUserTokens: {
   readonly prototype: AsyncUserTokens
   new (options: AsyncUserTokensOptions): AsyncUserTokens
-} = Facade.AsyncUserTokens as never
+} = described(Facade.AsyncUserTokens)
 
 // ---------------------------------------------------------------------------------------------------------------
 // The data API client
 
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface ArtistRef {
   /** `null` for the artist of a local file */
   readonly id: string | null
   readonly name: string
   readonly uri?: string | undefined
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface AlbumRef {
   /** `null` for the album of a local file */
   readonly id: string | null
@@ -504,7 +524,7 @@ export interface AlbumRef {
   readonly release_date?: string | undefined
   readonly uri?: string | undefined
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface AlbumTrack {
   readonly id: string
   readonly name: string
@@ -513,7 +533,7 @@ export interface AlbumTrack {
   readonly artists?: ReadonlyArray<ArtistRef> | undefined
   readonly uri?: string | undefined
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface Album {
   readonly id: string
   readonly name: string
@@ -522,7 +542,7 @@ export interface Album {
   readonly release_date?: string | undefined
   readonly uri?: string | undefined
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface User {
   readonly id: string
   readonly display_name: string | null
@@ -530,7 +550,7 @@ export interface User {
   readonly country?: string | undefined
   readonly product?: string | undefined
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface Track {
   /** `null` for a local file (`is_local: true`) */
   readonly id: string | null
@@ -542,12 +562,12 @@ export interface Track {
   readonly is_local?: boolean | undefined
   readonly uri?: string | undefined
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface SavedTrack {
   readonly added_at: string
   readonly track: Track
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface Paging<A> {
   readonly items: ReadonlyArray<A>
   readonly total: number
@@ -555,7 +575,7 @@ export interface Paging<A> {
   readonly offset: number
   readonly next: string | null
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface Artist {
   readonly id: string
   readonly name: string
@@ -564,7 +584,7 @@ export interface Artist {
   readonly popularity?: number | undefined
   readonly uri?: string | undefined
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface FollowedArtists {
   readonly artists: {
     readonly items: ReadonlyArray<Artist>
@@ -574,7 +594,7 @@ export interface FollowedArtists {
     readonly next: string | null
   }
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface Device {
   readonly id?: string | undefined
   readonly name: string
@@ -582,7 +602,7 @@ export interface Device {
   readonly is_active?: boolean | undefined
   readonly volume_percent?: number | undefined
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface PlaybackItem {
   /** `null` for a local file (`is_local: true`) */
   readonly id: string | null
@@ -595,7 +615,7 @@ export interface PlaybackItem {
   readonly is_local?: boolean | undefined
   readonly uri?: string | undefined
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface PlaybackState {
   readonly is_playing: boolean
   readonly progress_ms?: number | undefined
@@ -607,7 +627,7 @@ export interface PlaybackState {
   readonly repeat_state?: string | undefined
   readonly timestamp?: number | undefined
 }
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export interface PlaylistSnapshot {
   readonly snapshot_id: string
 }
@@ -616,7 +636,7 @@ export interface PlaylistSnapshot {
  * Exactly one token source: `accessToken`, `authProvider`, or `clientId`/`clientSecret` (either may come from the
  * environment); the provider options apply to the provider the client creates.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface AsyncServiceClientOptions extends ClientCredentialsOptions {
   readonly accessToken?: string | undefined
@@ -627,7 +647,7 @@ export interface AsyncServiceClientOptions extends ClientCredentialsOptions {
   readonly maxRetryAfter?: DurationInput | undefined
 }
 
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export type Query = Readonly<
   Record<string, string | number | boolean | ReadonlyArray<string | number | boolean> | null | undefined>
 >
@@ -635,7 +655,7 @@ export type Query = Readonly<
 /**
  * The data API client: the bearer token on every request, safe retries, `Retry-After`, one forced refresh on 401.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface AsyncServiceClient {
   request<A = unknown>(
@@ -664,12 +684,12 @@ export interface AsyncServiceClient {
   [Symbol.asyncDispose](): Promise<void>
 }
 
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export const AsyncServiceClient: {
   readonly prototype: AsyncServiceClient
   new (options?: AsyncServiceClientOptions): AsyncServiceClient
   fromClientCredentials(options?: Omit<AsyncServiceClientOptions, "accessToken" | "authProvider">): AsyncServiceClient
-} = Facade.AsyncServiceClient as never
+} = described(Facade.AsyncServiceClient)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Redis (`@service-sdk/redis`, bundled; `ioredis` is your app's own)
@@ -678,7 +698,7 @@ export const AsyncServiceClient: {
  * The options of {@link RedisTokenCache.connect}: your `ioredis` (5.x) client, or a `url` (then `ioredis` must be
  * installed in your app), and the key of the shared token.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface RedisTokenCacheOptions {
   /** Your ioredis `Redis` or `Cluster` client, used as is and never closed by the cache. Give this or `url`. */
@@ -696,7 +716,7 @@ export interface RedisTokenCacheOptions {
 /**
  * The options of {@link RedisTokenStore.connect}: those of the cache, with a `prefix` for every user's key.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface RedisTokenStoreOptions extends Omit<RedisTokenCacheOptions, "key"> {
   readonly prefix: string
@@ -706,7 +726,7 @@ export interface RedisTokenStoreOptions extends Omit<RedisTokenCacheOptions, "ke
  * A token cache in Redis, shared by a fleet (one token request per expiry for every process): pass it as
  * `tokenCache`; `close()` closes the connection it opened (not your `client`).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface ConnectedRedisTokenCache {
   readonly close: () => Promise<void>
@@ -716,7 +736,7 @@ export interface ConnectedRedisTokenCache {
 /**
  * One Redis token cache per user: pass it as `store` to {@link AsyncUserTokens}.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface ConnectedRedisTokenStore {
   (userId: string): object
@@ -728,21 +748,23 @@ export interface ConnectedRedisTokenStore {
  * `@service-sdk/redis`'s `RedisTokenCache` for this package (the same code, on this package's runtime): rejects
  * with ConfigurationError or TokenCacheError.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const RedisTokenCache: {
   readonly connect: (options: RedisTokenCacheOptions) => Promise<ConnectedRedisTokenCache>
 } = {
-  connect: async (options) => (await import("@service-sdk/redis")).RedisTokenCache.connect(options as never)
+  connect: async (options) =>
+    described((await import("@service-sdk/redis")).RedisTokenCache.connect(described(options)))
 }
 
 /**
  * `@service-sdk/redis`'s `RedisTokenStore` for this package (the same code, on this package's runtime).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const RedisTokenStore: {
   readonly connect: (options: RedisTokenStoreOptions) => Promise<ConnectedRedisTokenStore>
 } = {
-  connect: async (options) => (await import("@service-sdk/redis")).RedisTokenStore.connect(options as never)
+  connect: async (options) =>
+    described((await import("@service-sdk/redis")).RedisTokenStore.connect(described(options)))
 }

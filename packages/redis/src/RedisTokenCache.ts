@@ -10,7 +10,7 @@
  * }).pipe(Effect.scoped)
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -26,7 +26,7 @@ import * as Shared from "./internal/options.js"
 /**
  * Options of {@link make}: where Redis is (`url` or your own `client`), the entry's `key`, and the lock's timings.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface Options {
   /** A client of yours, used as is and never closed by the cache. Give this or `url`, not both. */
@@ -62,21 +62,21 @@ export interface Options {
 /**
  * The defaults of {@link Options}.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const defaults = Shared.defaults
 
 /**
  * The key of the lock that guards the token under `key`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const lockKey = (key: string): string => `${key}:lock`
 
 /**
  * A Redis token cache as a service, for programs that build their providers from the context.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export class RedisTokenCache extends Context.Tag("service-sdk/RedisTokenCache")<
   RedisTokenCache,
@@ -101,7 +101,7 @@ export class RedisTokenCache extends Context.Tag("service-sdk/RedisTokenCache")<
  * }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const make = (
   options: Options
@@ -131,7 +131,7 @@ export const make = (
  * ).pipe(Layer.provide(RedisTokenCache.layer({ key: "service-sdk:token:my-app" })))
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const layer = (options: Options): Layer.Layer<RedisTokenCache, TokenCacheError | ConfigurationError> =>
   Layer.scoped(RedisTokenCache, make(options))
@@ -140,7 +140,7 @@ export const layer = (options: Options): Layer.Layer<RedisTokenCache, TokenCache
  * A cache from {@link connect}: a `TokenCache` (pass it as `tokenCache` to the Promise classes too) that owns its
  * connection until `close()`.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface ConnectedRedisTokenCache extends TokenCache.TokenCache {
   /** Closes the connection the cache opened (not a `client` passed in). Idempotent. */
@@ -157,7 +157,7 @@ export interface ConnectedRedisTokenCache extends TokenCache.TokenCache {
  * await using auth = new AsyncClientCredentials({ clientId, clientSecret, tokenCache })
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const connect = async (options: Options): Promise<ConnectedRedisTokenCache> => {
   const { value, close } = await startScoped(make(options))

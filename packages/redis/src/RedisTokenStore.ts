@@ -3,7 +3,7 @@
  * under their own key (`prefix` + the encoded user id), all users over one connection, and each user's key with its
  * own lock, so that the fleet makes one token request per user per expiry.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -17,7 +17,7 @@ import type * as RedisTokenCache from "./RedisTokenCache.js"
 /**
  * The options of `RedisTokenCache` with a key `prefix` instead of one `key`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface Options extends Omit<RedisTokenCache.Options, "key"> {
   /** Put before every encoded user id, e.g. `my-app:tokens:`; each user's lock is `<key>:lock`. */
@@ -30,7 +30,7 @@ const SAFE = /[A-Za-z0-9_.@-]/
  * A user id as a key part: `A-Z a-z 0-9 _ . @ -` as is, every other UTF-16 code unit as `%` and four hex digits.
  * Injective (`%` itself is encoded) and free of `:`, so no id reaches another user's key or a lock key.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const encodeUserId = (userId: string): string => {
   let out = ""
@@ -44,7 +44,7 @@ export const encodeUserId = (userId: string): string => {
 /**
  * The Redis key of a user's tokens under `prefix`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const userKey = (prefix: string, userId: string): string => `${prefix}${encodeUserId(userId)}`
 
@@ -58,7 +58,7 @@ export const userKey = (prefix: string, userId: string): string => `${prefix}${e
  * const users = yield* UserTokens.make({ store })
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const make = (
   options: Options
@@ -86,7 +86,7 @@ export const make = (
  * A store from {@link connect}: a `TokenStore` (pass it as `store` to `AsyncUserTokens`) that owns its connection
  * until `close()`.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface ConnectedRedisTokenStore extends TokenStore.TokenStore {
   /** Closes the connection the store opened (not a `client` passed in). Idempotent. */
@@ -103,7 +103,7 @@ export interface ConnectedRedisTokenStore extends TokenStore.TokenStore {
  * await using users = new AsyncUserTokens({ redirectUri, store })
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export const connect = async (options: Options): Promise<ConnectedRedisTokenStore> => {
   const { value: store, close } = await startScoped(make(options))

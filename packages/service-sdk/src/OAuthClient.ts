@@ -3,7 +3,7 @@
  * nothing owned. For programs that keep tokens themselves (a web app with `UserTokens`, a CLI with its token file);
  * `AuthorizationCode` and `ClientCredentials` are token ownership (cache, single flight, renewal) built on it.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
@@ -13,7 +13,6 @@ import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import { resolveProtocol } from "./internal/config.js"
 import * as Protocol from "./internal/oauthClient.js"
-import * as TokenEndpoint from "./internal/tokenEndpoint.js"
 import { type AuthenticationError, ConfigurationError, type TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"
 
@@ -22,7 +21,8 @@ import type { TokenInfo } from "./TokenInfo.js"
  * client), `authUrl` to `SERVICE_SDK_AUTH_URL` and then `https://accounts.service.example`, `redirectUri` to
  * `SERVICE_SDK_REDIRECT_URI`. Empty strings count as absent.
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category options
  */
 export interface Options {
   readonly clientId?: string | undefined
@@ -43,7 +43,7 @@ export interface Options {
    * The authorization server's issuer identifier (RFC 9207): an authorization response whose `iss` differs is
    * refused. Default: `authUrl` without a trailing slash.
    *
-   * @since 0.4.0
+   * @since 1.0.0
    */
   readonly issuer?: string | undefined
   /**
@@ -52,7 +52,7 @@ export interface Options {
    * With it the stored entry knows when the sign-in ends: a warning is logged within its last 7 days, and the
    * `invalid_grant` at its end says to sign in again. Default: unknown (only the server's word counts).
    *
-   * @since 0.4.0
+   * @since 1.0.0
    */
   readonly refreshTokenLifetime?: Duration.DurationInput | undefined
   /** The default scope of authorization URLs and of `clientCredentials`. */
@@ -66,7 +66,8 @@ export interface Options {
 /**
  * The parameters of an authorization URL (RFC 6749 §4.1.1).
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category options
  */
 export interface AuthorizationUrlOptions {
   readonly state?: string | undefined
@@ -81,32 +82,61 @@ export interface AuthorizationUrlOptions {
 }
 
 /**
- * The options of `beginAuthorization`.
+ * The options of `beginAuthorization`: those of the authorization URL but the PKCE challenge (made fresh).
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category options
  */
-export interface BeginAuthorizationOptions {
-  readonly scope?: string | ReadonlyArray<string> | undefined
-  readonly showDialog?: boolean | undefined
-  /** Random (256 bits) when not given. */
-  readonly state?: string | undefined
+export interface BeginAuthorizationOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
   /**
    * The redirect URI of this sign-in instead of the configured one: the configured loopback URI with the port its
    * server listens on, when it was configured without one (`authorizeLocal` sets it; RFC 8252 §7.3). It is kept in
    * the pending sign-in, so the code exchange sends the same one (RFC 6749 §4.1.3).
-   *
-   * @since 0.4.0
    */
   readonly redirectUri?: string | undefined
-  /** The user to preselect on the consent page (`login_hint`). */
-  readonly loginHint?: string | undefined
+}
+
+/**
+ * The options of `exchangeCode`.
+ *
+ * @since 1.0.0
+ * @category options
+ */
+export interface ExchangeCodeOptions {
+  /** The PKCE verifier whose challenge went in the authorization URL (RFC 7636 §4.5). */
+  readonly codeVerifier?: string | Redacted.Redacted<string> | undefined
+}
+
+/**
+ * The options of `refresh` and `clientCredentials`.
+ *
+ * @since 1.0.0
+ * @category options
+ */
+export interface ScopeOptions {
+  /** Overrides the client's scope for this request. */
+  readonly scope?: string | ReadonlyArray<string> | undefined
+}
+
+/**
+ * A pending sign-in as `completeAuthorization` takes it back (the verifier in clear is accepted too).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface PendingInput {
+  readonly state: string
+  readonly codeVerifier: string | Redacted.Redacted<string>
+  /** The sign-in's own redirect URI (see `BeginAuthorizationOptions.redirectUri`), when not the configured one. */
+  readonly redirectUri?: string | undefined
 }
 
 /**
  * A sign-in in progress: send the user to `url`, keep `state` and `codeVerifier` server-side until the callback, then
- * pass them to `completeAuthorization`. Single-use: a second completion of the same one fails.
+ * pass them to `completeAuthorization`.
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category models
  */
 export interface PendingAuthorization {
   readonly url: string
@@ -115,15 +145,18 @@ export interface PendingAuthorization {
   /**
    * The redirect URI of this sign-in, when it is not the configured one (see `BeginAuthorizationOptions`).
    *
-   * @since 0.4.0
+   * @since 1.0.0
    */
   readonly redirectUri?: string | undefined
 }
 
 /**
- * The protocol steps. Every token comes back as a `TokenInfo` (expiry from the Effect `Clock`); none is kept.
+ * The protocol steps. Every token comes back as a `TokenInfo` (expiry from the Effect `Clock`); none is kept, and
+ * nothing is remembered between calls (a pending sign-in's single use is its owner's: `AuthorizationCode`, or your
+ * session store).
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category models
  */
 export interface Service {
   /**
@@ -135,38 +168,25 @@ export interface Service {
   readonly beginAuthorization: (options?: BeginAuthorizationOptions) => Effect.Effect<PendingAuthorization>
   /**
    * The callback URL (or its query) of a pending sign-in: its state is checked before anything else, then an
-   * `error` parameter or a missing code fails, then the code is exchanged with the pending verifier. Single-use.
+   * `error` parameter or a missing code fails, then the code is exchanged with the pending verifier.
    */
   readonly completeAuthorization: (
     callbackUrl: string,
-    pending: {
-      readonly state: string
-      readonly codeVerifier: string | Redacted.Redacted<string>
-      readonly redirectUri?: string | undefined
-    }
+    pending: PendingInput
   ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError>
   /** The authorization code grant (RFC 6749 §4.1.3); a public client must pass the PKCE `codeVerifier`. */
   readonly exchangeCode: (
     code: string,
-    options?: { readonly codeVerifier?: string | Redacted.Redacted<string> | undefined }
+    options?: ExchangeCodeOptions
   ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError>
   /** The refresh token grant (RFC 6749 §6); the given refresh token is kept when the response carries none. */
   readonly refresh: (
     refreshToken: string | Redacted.Redacted<string>,
-    options?: { readonly scope?: string | ReadonlyArray<string> | undefined }
+    options?: ScopeOptions
   ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
   /** The client credentials grant (RFC 6749 §4.4): an app token, for a confidential client. */
-  readonly clientCredentials: (options?: {
-    readonly scope?: string | ReadonlyArray<string> | undefined
-  }) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
+  readonly clientCredentials: (options?: ScopeOptions) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
 }
-
-/**
- * The OAuth protocol steps as a service.
- *
- * @since 0.3.0
- */
-export class OAuthClient extends Context.Tag("service-sdk/OAuthClient")<OAuthClient, Service>() {}
 
 /**
  * An `OAuthClient` on the `HttpClient` in context. Fails with `ConfigurationError` for a missing client id (or
@@ -187,20 +207,19 @@ export class OAuthClient extends Context.Tag("service-sdk/OAuthClient")<OAuthCli
  * }).pipe(Effect.provide(NodeHttpClient.layerUndici))
  * ```
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<Service, ConfigurationError, HttpClient.HttpClient> =>
   Effect.gen(function* () {
     if (typeof options !== "object" || options === null) {
       return yield* new ConfigurationError({ message: "OAuthClient options must be an object" })
     }
-    const resolved = yield* resolveProtocol(options)
-    const endpoint = TokenEndpoint.make(resolved, yield* HttpClient.HttpClient)
-    return Protocol.make({ ...resolved, publicClient: resolved.clientSecret === undefined }, endpoint)
+    return Protocol.fromResolved(yield* resolveProtocol(options), yield* HttpClient.HttpClient)
   })
 
 /**
- * {@link make} as a `Layer` of {@link OAuthClient}.
+ * The OAuth protocol steps as a service (`yield* OAuthClient`), with its constructors.
  *
  * @example
  * ```ts
@@ -209,12 +228,77 @@ export const make = (options: Options = {}): Effect.Effect<Service, Configuratio
  * import { OAuthClient } from "service-sdk"
  *
  * const OAuthLive = OAuthClient.layer({ scope: "catalog-read" }).pipe(Layer.provide(NodeHttpClient.layerUndici))
- * const appToken = Effect.flatMap(OAuthClient.OAuthClient, (oauth) => oauth.clientCredentials()).pipe(
+ * const appToken = Effect.flatMap(OAuthClient, (oauth) => oauth.clientCredentials()).pipe(
  *   Effect.provide(OAuthLive)
  * )
  * ```
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category tags
  */
-export const layer = (options: Options = {}): Layer.Layer<OAuthClient, ConfigurationError, HttpClient.HttpClient> =>
-  Layer.effect(OAuthClient, make(options))
+export class OAuthClient extends Context.Tag("service-sdk/OAuthClient")<OAuthClient, Service>() {
+  /**
+   * The tag itself, under the name it had when this module was a namespace (`OAuthClient.OAuthClient`).
+   *
+   * @since 1.0.0
+   */
+  static readonly OAuthClient: typeof OAuthClient = OAuthClient
+  /**
+   * {@link make}.
+   *
+   * @since 1.0.0
+   */
+  static readonly make = make
+  /**
+   * {@link make} as a `Layer` of {@link OAuthClient}.
+   *
+   * @example
+   * ```ts
+   * import { NodeHttpClient } from "@effect/platform-node"
+   * import { Effect, Layer } from "effect"
+   * import { OAuthClient } from "service-sdk"
+   *
+   * const OAuthLive = OAuthClient.layer({ scope: "catalog-read" }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+   * const appToken = Effect.flatMap(OAuthClient, (oauth) => oauth.clientCredentials()).pipe(Effect.provide(OAuthLive))
+   * ```
+   *
+   * @since 1.0.0
+   */
+  static layer(options: Options = {}): Layer.Layer<OAuthClient, ConfigurationError, HttpClient.HttpClient> {
+    return Layer.effect(OAuthClient, make(options))
+  }
+}
+
+/**
+ * @since 1.0.0
+ */
+export declare namespace OAuthClient {
+  /** The tag's type, under its namespace-era name (`OAuthClient.OAuthClient`). @since 1.0.0 */
+  export type OAuthClient = OAuthClientTag
+  /** @since 1.0.0 */
+  export type Service = OAuthClientService
+  /** @since 1.0.0 */
+  export type Options = OAuthClientOptions
+  /** @since 1.0.0 */
+  export type AuthorizationUrlOptions = OAuthClientAuthorizationUrlOptions
+  /** @since 1.0.0 */
+  export type BeginAuthorizationOptions = OAuthClientBeginAuthorizationOptions
+  /** @since 1.0.0 */
+  export type ExchangeCodeOptions = OAuthClientExchangeCodeOptions
+  /** @since 1.0.0 */
+  export type ScopeOptions = OAuthClientScopeOptions
+  /** @since 1.0.0 */
+  export type PendingAuthorization = OAuthClientPendingAuthorization
+  /** @since 1.0.0 */
+  export type PendingInput = OAuthClientPendingInput
+}
+
+type OAuthClientTag = OAuthClient
+type OAuthClientService = Service
+type OAuthClientOptions = Options
+type OAuthClientAuthorizationUrlOptions = AuthorizationUrlOptions
+type OAuthClientBeginAuthorizationOptions = BeginAuthorizationOptions
+type OAuthClientExchangeCodeOptions = ExchangeCodeOptions
+type OAuthClientScopeOptions = ScopeOptions
+type OAuthClientPendingAuthorization = PendingAuthorization
+type OAuthClientPendingInput = PendingInput

@@ -2,7 +2,7 @@
  * Proof Key for Code Exchange (RFC 7636): a one-time secret (the verifier) that binds an authorization code to the
  * program that asked for it, so that a stolen code is useless without it.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
@@ -12,7 +12,8 @@ import { createHash, randomBytes } from "node:crypto"
  * A verifier and its challenge. The verifier stays with the program (sent only in the token request); the
  * challenge goes in the authorization URL.
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category models
  */
 export interface Pair {
   readonly verifier: Redacted.Redacted<string>
@@ -23,14 +24,16 @@ export interface Pair {
 /**
  * Bytes of randomness in a verifier: 256 bits, base64url-encoded to 43 characters (RFC 7636 §4.1, §7.1).
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category utils
  */
 export const VERIFIER_BYTES = 32
 
 /**
  * The S256 challenge of a verifier: `BASE64URL(SHA256(ASCII(verifier)))` without padding (RFC 7636 §4.2).
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category utils
  */
 export const challengeOf = (verifier: string | Redacted.Redacted<string>): string =>
   createHash("sha256")
@@ -40,14 +43,16 @@ export const challengeOf = (verifier: string | Redacted.Redacted<string>): strin
 /**
  * A fresh verifier from the OS's cryptographic generator (`Effect.Random` is not one) and its S256 challenge.
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category constructors
  */
 export const make: Effect.Effect<Pair> = Effect.sync(() => fromBytes(randomBytes(VERIFIER_BYTES)))
 
 /**
  * The pair for given random bytes (base64url, no padding). `make` draws them from a CSPRNG; this is for tests.
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category utils
  * @internal
  */
 export const fromBytes = (bytes: Uint8Array): Pair => {
@@ -58,6 +63,7 @@ export const fromBytes = (bytes: Uint8Array): Pair => {
 /**
  * Whether a string is a well-formed verifier: 43 to 128 characters of `[A-Za-z0-9-._~]` (RFC 7636 §4.1).
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category guards
  */
 export const isVerifier = (value: string): boolean => /^[A-Za-z0-9\-._~]{43,128}$/.test(value)

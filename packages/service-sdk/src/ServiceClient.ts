@@ -2,7 +2,7 @@
  * The authenticated client of the Service's data API: the bearer token on every request, retries of what is safe to
  * retry, `Retry-After` honoured, one forced token refresh on a 401, and typed resources.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpMethod from "@effect/platform/HttpMethod"
@@ -12,7 +12,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as ClientCredentials from "./ClientCredentials.js"
+import { ClientCredentials } from "./ClientCredentials.js"
+import { dual } from "effect/Function"
 import type * as Request from "./internal/client/request.js"
 import type * as Schemas from "./internal/client/schemas.js"
 import * as Service from "./internal/client/service.js"
@@ -31,7 +32,8 @@ import { UserTokens } from "./UserTokens.js"
 /**
  * `apiUrl` falls back to `SERVICE_SDK_API_URL` and then `https://api.service.example/v1`.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category options
  */
 export interface ServiceClientOptions {
   readonly apiUrl?: string | undefined
@@ -47,29 +49,34 @@ export interface ServiceClientOptions {
  * What `http` fails with: the outcomes of the request policy (a 5xx that outlasts the retries is returned as the
  * response, not failed).
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category errors
  */
 export type ServiceClientHttpError = AuthenticationError | RateLimitError | TransportError | TokenCacheError
 
 /**
  * What `request` and the resources fail with.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category errors
  */
 export type ServiceClientError = ApiError | ServiceClientHttpError
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
+ * @category options
  */
 export type RequestOptions<A> = Request.RequestOptions<A>
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export type Query = Request.Query
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export interface Users {
   /** `GET /me` */
@@ -77,7 +84,8 @@ export interface Users {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export interface Albums {
   /** `GET /albums/{id}` */
@@ -85,7 +93,8 @@ export interface Albums {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export interface Library {
   /** `GET /me/tracks?limit=..&offset=..` */
@@ -98,7 +107,8 @@ export interface Library {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export interface Follows {
   /** `GET /me/following?type=artist&limit=..&after=..` */
@@ -109,7 +119,8 @@ export interface Follows {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export interface Player {
   /** `GET /me/player`; none when nothing is playing (204 or an empty 200). */
@@ -117,7 +128,8 @@ export interface Player {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export interface Playlists {
   /** `POST /playlists/{id}/items` with `{"uris": [...]}` (201). Not retried on 5xx: adding twice adds twice. */
@@ -128,7 +140,8 @@ export interface Playlists {
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export interface ServiceClientResources {
   readonly users: Users
@@ -142,7 +155,8 @@ export interface ServiceClientResources {
 /**
  * What `ServiceClient` provides: the authenticated `http` client, `request` for any endpoint, and the typed resources.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export interface ServiceClientService extends ServiceClientResources {
   /**
@@ -161,12 +175,12 @@ export interface ServiceClientService extends ServiceClientResources {
   ) => Effect.Effect<A, ServiceClientError>
   /**
    * The same client (options, `HttpClient`, request policy) calling with another provider's tokens: what
-   * `ServiceClient.forUser` uses. Every client the SDK makes has it; a hand-made client (a test double) declares it
-   * to work with `forUser`.
+   * `ServiceClient.withTokenProvider` and `ServiceClient.forUser` use. A hand-made client (a test double) declares
+   * it too.
    *
-   * @since 0.3.0
+   * @since 1.0.0
    */
-  readonly withTokenProvider?: ((provider: TokenProviderService) => ServiceClientService) | undefined
+  readonly withTokenProvider: (provider: TokenProviderService) => ServiceClientService
 }
 
 /**
@@ -186,14 +200,15 @@ export interface ServiceClientService extends ServiceClientResources {
  * const me = Effect.flatMap(ServiceClient, (client) => client.users.me).pipe(Effect.provide(UserClient))
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category tags
  */
 export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<ServiceClient, ServiceClientService>() {
   /**
    * A client on the `TokenProvider` in context. Fails with ConfigurationError on an invalid option or
    * `SERVICE_SDK_API_URL`.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static make(
     options: ServiceClientOptions = {}
@@ -217,7 +232,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * }).pipe(Effect.provide(NodeHttpClient.layerUndici))
    * ```
    *
-   * @since 0.3.0
+   * @since 1.0.0
    */
   static makeWith(
     provider: TokenProviderService,
@@ -233,42 +248,41 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
   }
 
   /**
-   * A layer of {@link ServiceClient.make}. Its error channel is `never`, as the SDK's contract declares it: an
-   * invalid option (or `SERVICE_SDK_API_URL`) is a defect carrying the ConfigurationError (use
-   * {@link ServiceClient.make} to handle it as a failure).
+   * A layer of {@link ServiceClient.make}. Fails with ConfigurationError on an invalid option (or
+   * `SERVICE_SDK_API_URL`).
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static layer(
     options: ServiceClientOptions = {}
-  ): Layer.Layer<ServiceClient, never, TokenProvider | HttpClient.HttpClient> {
-    return Layer.effect(ServiceClient, ServiceClient.make(options)).pipe(Layer.orDie)
+  ): Layer.Layer<ServiceClient, ConfigurationError, TokenProvider | HttpClient.HttpClient> {
+    return Layer.effect(ServiceClient, ServiceClient.make(options))
   }
 
   /**
-   * A client on one fixed access token: no provider, and a 401 is final (AuthenticationError). Its error channel
-   * is `never`, as the SDK's contract declares it: an empty token, a token that is not visible ASCII (RFC 6750
-   * §2.1: it could not go in a header as is), or an invalid option is a defect carrying the ConfigurationError.
+   * A client on one fixed access token: no provider, and a 401 is final (AuthenticationError). Fails with
+   * ConfigurationError for an empty token, a token that is not visible ASCII (RFC 6750 §2.1: it could not go in a
+   * header as is), or an invalid option.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static layerAccessToken(
     token: string | Redacted.Redacted<string>,
     options: ServiceClientOptions = {}
-  ): Layer.Layer<ServiceClient, never, HttpClient.HttpClient> {
+  ): Layer.Layer<ServiceClient, ConfigurationError, HttpClient.HttpClient> {
     return Layer.effect(
       ServiceClient,
       Effect.flatMap(checkAccessToken(token), (accessToken) =>
         Service.make(options, { getAccessToken: Effect.succeed(accessToken) })
       )
-    ).pipe(Layer.orDie)
+    )
   }
 
   /**
    * A client on its own `ClientCredentials` provider; the options are those of both (`timeout` and `maxRetries`
    * apply to token and data API calls alike).
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static layerClientCredentials(
     options: ClientCredentials.Options & ServiceClientOptions = {}
@@ -279,20 +293,25 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
   }
 
   /**
-   * The client in context, with its options and policy (retries, `Retry-After`, 401 → one forced refresh), calling
-   * with one user's bearer from `UserTokens`: a 401 renews only that user's token. Works with any client that has
-   * `withTokenProvider` (every client the SDK makes); a hand-made one without it is a defect, never another
-   * user's client.
+   * The same client (options, `HttpClient`, request policy) calling with `provider`'s tokens. Pipeable:
+   * `client.pipe(ServiceClient.withTokenProvider(provider))` or `ServiceClient.withTokenProvider(client, provider)`.
    *
-   * @since 0.2.0
+   * @since 1.0.0
+   */
+  static readonly withTokenProvider: {
+    (provider: TokenProviderService): (client: ServiceClientService) => ServiceClientService
+    (client: ServiceClientService, provider: TokenProviderService): ServiceClientService
+  } = dual(2, (client: ServiceClientService, provider: TokenProviderService) => client.withTokenProvider(provider))
+
+  /**
+   * The client in context, with its options and policy (retries, `Retry-After`, 401 → one forced refresh), calling
+   * with one user's bearer from `UserTokens`: a 401 renews only that user's token.
+   *
+   * @since 1.0.0
    */
   static forUser(userId: string): Effect.Effect<ServiceClientService, never, UserTokens | ServiceClient> {
-    return Effect.flatMap(Effect.zip(UserTokens, ServiceClient), ([users, client]) =>
-      client.withTokenProvider === undefined
-        ? Effect.dieMessage(
-            "ServiceClient.forUser needs a client with withTokenProvider (one made by ServiceClient.make, makeWith or a layer)"
-          )
-        : Effect.sync(() => client.withTokenProvider!(users.provider(userId)))
+    return Effect.map(Effect.zip(UserTokens, ServiceClient), ([users, client]) =>
+      ServiceClient.withTokenProvider(client, users.provider(userId))
     )
   }
 }
@@ -317,39 +336,39 @@ const checkAccessToken = (
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export declare namespace ServiceClient {
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Service = ServiceClientService
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Options = ServiceClientOptions
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type User = Schemas.User
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Album = Schemas.Album
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type AlbumTrack = Schemas.AlbumTrack
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type ArtistRef = Schemas.ArtistRef
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type AlbumRef = Schemas.AlbumRef
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Track = Schemas.Track
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type SavedTrack = Schemas.SavedTrack
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Paging<A> = Schemas.Paging<A>
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Artist = Schemas.Artist
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type FollowedArtists = Schemas.FollowedArtists
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type PlaybackState = Schemas.PlaybackState
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type PlaybackItem = Schemas.PlaybackItem
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type Device = Schemas.Device
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   export type PlaylistSnapshot = Schemas.PlaylistSnapshot
 }

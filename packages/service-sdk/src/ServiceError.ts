@@ -2,15 +2,17 @@
  * The errors the SDK raises. Every one is an instance of {@link ServiceError}, is yieldable, carries a literal
  * `_tag` for `Effect.catchTag`, and never holds a secret, token, code or Authorization header.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
+import * as Redact from "./internal/redact.js"
 
 /**
  * The decoded body of an OAuth error response (RFC 6749 §5.2), or a description of a malformed response.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export interface ErrorPayload {
   readonly error: string
@@ -21,7 +23,8 @@ export interface ErrorPayload {
 /**
  * The base class of every SDK error (`instanceof ServiceError` works in plain code).
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category errors
  */
 export abstract class ServiceError extends Data.Error<{ readonly message: string; readonly cause?: unknown }> {
   abstract readonly _tag:
@@ -37,7 +40,8 @@ export abstract class ServiceError extends Data.Error<{ readonly message: string
  * The token endpoint rejected the request, a token response was malformed, an authorization callback carried an
  * error or a wrong state, there is no token to refresh, or the API still answered 401 after one forced refresh.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category errors
  */
 export class AuthenticationError extends ServiceError {
   readonly _tag = "AuthenticationError" as const
@@ -55,7 +59,8 @@ export class AuthenticationError extends ServiceError {
 /**
  * Missing or conflicting options, or options that cannot work (a bad URL, a port in use, an empty code).
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category errors
  */
 export class ConfigurationError extends ServiceError {
   readonly _tag = "ConfigurationError" as const
@@ -68,7 +73,8 @@ export class ConfigurationError extends ServiceError {
  * The network failed (connection refused or reset, a timeout) or the token endpoint kept answering 5xx or 429
  * after every retry.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category errors
  */
 export class TransportError extends ServiceError {
   readonly _tag = "TransportError" as const
@@ -81,7 +87,8 @@ export class TransportError extends ServiceError {
 /**
  * The data API answered with a non-2xx status other than 401 and 429 (after retries, for 5xx).
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category errors
  */
 export class ApiError extends ServiceError {
   readonly _tag = "ApiError" as const
@@ -95,7 +102,8 @@ export class ApiError extends ServiceError {
 /**
  * The data API answered 429 and either the retries ran out or `Retry-After` asked for longer than `maxRetryAfter`.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category errors
  */
 export class RateLimitError extends ServiceError {
   readonly _tag = "RateLimitError" as const
@@ -108,7 +116,8 @@ export class RateLimitError extends ServiceError {
 /**
  * A token cache backend (file system, Redis) failed.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category errors
  */
 export class TokenCacheError extends ServiceError {
   readonly _tag = "TokenCacheError" as const
@@ -136,6 +145,18 @@ for (const ErrorClass of [
 /**
  * Whether a value is one of the SDK's errors (any `ServiceError` subclass), for plain code and `Effect.catchIf`.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category guards
  */
 export const isServiceError = (u: unknown): u is ServiceError => u instanceof ServiceError
+
+/**
+ * Server-supplied or otherwise untrusted text (an `error_description`, an API error message, a profile field) made
+ * safe to show in an error, a log line or a terminal: escape sequences and control, bidi and invisible characters
+ * removed, then capped at `max` characters (512 by default; never splitting a surrogate pair). The cleaner the SDK's
+ * errors use, for programs that print server text themselves (the CLI).
+ *
+ * @since 1.0.0
+ * @category utils
+ */
+export const cleanUntrustedText: (text: string, max?: number) => string = Redact.cleanUntrustedText

@@ -2,19 +2,22 @@
  * Where providers keep their token: in memory (the default), in a file (command-line use), or in a shared store such
  * as Redis (see `@service-sdk/redis`) whose `withLock` makes renewal single-flight across processes.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import { writeFileAtomic } from "./internal/atomicWrite.js"
+import * as Config from "./internal/config.js"
 import * as FileCache from "./internal/fileCache.js"
 import * as FileLock from "./internal/fileLock.js"
 import * as Safety from "./internal/fileSafety.js"
-import { ConfigurationError, type TokenCacheError } from "./ServiceError.js"
+import { describeCause, safeCause } from "./internal/redact.js"
+import { type ConfigurationError, TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 
 /**
@@ -24,7 +27,8 @@ import { TokenInfo } from "./TokenInfo.js"
  * `invalid_grant` mark or of a sign-out through `compareAndSet` when the cache has it. A cache of your own that
  * declares both members gets exactly the guarantees of the SDK's shared caches.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export interface TokenCache {
   readonly get: Effect.Effect<Option.Option<TokenInfo>, TokenCacheError>
@@ -34,7 +38,7 @@ export interface TokenCache {
   /**
    * Forgets the entry (sign-out). Optional; memory, file and Redis caches have it.
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   readonly clear?: Effect.Effect<void, TokenCacheError>
   /**
@@ -42,7 +46,7 @@ export interface TokenCache {
    * {@link sameEntry}; a `refresh_rejected` mark added since does not count as a change) or, for `Option.none()`,
    * holds nothing; `true` when written. Atomic against every other writer of the entry, in every process.
    *
-   * @since 0.3.0
+   * @since 1.0.0
    */
   readonly compareAndSet?: (
     expected: Option.Option<TokenInfo>,
@@ -55,7 +59,8 @@ export interface TokenCache {
  * an empty entry; a token matches an entry with the same access token and the same refresh token (or both none),
  * whatever else changed (a `refresh_rejected` mark, an expiry).
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category utils
  */
 export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Option<TokenInfo>): boolean => {
   if (Option.isNone(expected) || Option.isNone(current)) return Option.isNone(expected) && Option.isNone(current)
@@ -69,7 +74,8 @@ export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Op
 /**
  * The default cache: a `Ref` in this process (its `compareAndSet` is trivially atomic).
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category constructors
  */
 export const memory = (initial?: TokenInfo): Effect.Effect<TokenCache> =>
   Effect.map(Ref.make(Option.fromNullable(initial)), (ref) => ({
@@ -87,7 +93,8 @@ let decodeEntry: ((input: unknown) => Option.Option<TokenInfo>) | undefined
  * Reads a cache entry leniently: anything but an object with a string `access_token` and a numeric `expires_at`
  * is none; an ill-typed optional field reads as absent.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category codecs
  */
 export const decodeJson = (text: string): Option.Option<TokenInfo> => {
   let json: unknown
@@ -129,7 +136,8 @@ let encodeEntry: ((token: TokenInfo) => unknown) | undefined
  * The JSON text a shared cache stores: `{ access_token, expires_at, refresh_token?, scope? }` and, when the token
  * has them, `client_id`, `auth_url`, `issued_at`, `refresh_rejected`, `signed_in_at`, `sign_in_ends_at`.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category codecs
  */
 export const encodeJson = (token: TokenInfo): string => {
   encodeEntry ??= Schema.encodeSync(TokenInfo)
@@ -139,7 +147,8 @@ export const encodeJson = (token: TokenInfo): string => {
 /**
  * The options of {@link file} and `TokenStore.directory`: how the lock file behaves.
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category options
  */
 export interface FileOptions {
   /** How long a lock file outlives a holder that stopped keeping it alive, e.g. a frozen process (default 10 s). */
@@ -151,27 +160,43 @@ export interface FileOptions {
 /**
  * The lock options of {@link FileOptions}, checked: positive and finite, else a ConfigurationError naming the option.
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category utils
  */
 export const fileLockOptions = (options: FileOptions | undefined) =>
   Effect.gen(function* () {
-    const check = (value: Duration.DurationInput | undefined, fallback: Duration.Duration, name: string) =>
-      Effect.suspend(() => {
-        if (value === undefined) return Effect.succeed(fallback)
-        const decoded = Option.filter(
-          Duration.decodeUnknown(value),
-          (d) => Duration.isFinite(d) && Duration.toMillis(d) >= 1 && Duration.toMillis(d) <= 2 ** 31 - 1
-        )
-        return Option.match(decoded, {
-          onNone: () => Effect.fail(new ConfigurationError({ message: `${name} must be a positive, finite duration` })),
-          onSome: Effect.succeed
-        })
-      })
+    const check = (value: Duration.DurationInput | undefined, fallback: Duration.Duration, option: string) =>
+      durationOption(value, { option, fallback, maxMillis: 2 ** 31 - 1 })
     return {
       ttl: yield* check(options?.lockTtl, FileLock.defaultOptions.ttl, "lockTtl"),
       wait: yield* check(options?.lockWait, FileLock.defaultOptions.wait, "lockWait")
     } satisfies FileLock.FileLockOptions
   })
+
+/**
+ * Writes `text` to the file at `path` atomically: an exclusive temp file beside it, mode 0600, renamed over it (a
+ * link there is replaced, never followed), in a parent directory created 0700. For files a tool keeps beside its
+ * token cache (the CLI's saved login).
+ *
+ * @since 1.0.0
+ * @category files
+ */
+export const writeFile = (path: string, text: string): Effect.Effect<void, TokenCacheError, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => writeFileAtomic(fs, path, text)).pipe(
+    Effect.mapError(
+      (cause) =>
+        new TokenCacheError({ message: `cannot write ${path}: ${describeCause(cause)}`, cause: safeCause(cause) })
+    )
+  )
+
+/**
+ * The SDK's one rule for duration options, for caches of your own (`@service-sdk/redis` uses it): negative, NaN,
+ * infinite, unreadable or out-of-range values are a ConfigurationError naming the option, never clamped.
+ *
+ * @since 1.0.0
+ * @category options
+ */
+export const durationOption: typeof Config.durationOption = Config.durationOption
 
 /**
  * A cache in a JSON file, for command-line tools and for the processes of one machine. Every write (`set`,
@@ -184,7 +209,8 @@ export const fileLockOptions = (options: FileOptions | undefined) =>
  * is provably gone or stopped keeping it alive): several CLI invocations, cron jobs or workers sharing the file make
  * one renewal per expiry. Temp files left by a crash are swept under the lock and by `clear`.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category constructors
  */
 export function file(path: string): Effect.Effect<TokenCache, never, FileSystem.FileSystem>
 export function file(
@@ -207,7 +233,8 @@ export function file(
  * as the CLI does); "refuse" (another user's, or a shared directory such as /tmp). The check the file caches make
  * (where "tighten" is refused too, with the fix in the message) and the CLI makes.
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category files
  */
 export const directoryVerdict: (
   stat: { readonly mode: number; readonly uid: number },
@@ -217,7 +244,8 @@ export const directoryVerdict: (
 /**
  * Why {@link directoryVerdict} did not say "ok", in words (with the directory's mode or owner).
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category files
  */
 export const directoryProblem: (
   stat: { readonly mode: number; readonly uid: number },
@@ -228,7 +256,8 @@ export const directoryProblem: (
  * A file cache over `fs`, made synchronously (`TokenStore.directory` makes one per user on demand). `checked` is
  * the memo of the directory check, shared by the caches of one directory.
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category constructors
  */
 export const makeFile = (
   fs: FileSystem.FileSystem,

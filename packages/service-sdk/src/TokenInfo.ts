@@ -1,7 +1,8 @@
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Schema from "effect/Schema"
+import * as Redact from "./internal/redact.js"
 
 /**
  * A token as the SDK caches it. `expiresAt` is absolute: seconds since the Unix epoch (may be fractional), computed
@@ -11,7 +12,8 @@ import * as Schema from "effect/Schema"
  * refresh token (`refresh_rejected`) and to know when the user signed in and when that sign-in ends (`signed_in_at`,
  * `sign_in_ends_at`); absent fields are not written, and entries without them are read as before.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")({
   accessToken: Schema.propertySignature(Schema.Redacted(Schema.String)).pipe(Schema.fromKey("access_token")),
@@ -29,14 +31,14 @@ export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")(
   /**
    * When the user signed in (seconds since the epoch): set by the code exchange, kept by every refresh.
    *
-   * @since 0.4.0
+   * @since 1.0.0
    */
   signedInAt: Schema.optional(Schema.Number.pipe(Schema.finite())).pipe(Schema.fromKey("signed_in_at")),
   /**
    * When the sign-in ends (seconds since the epoch): the refresh token's end, from `refresh_token_expires_in` or the
    * `refreshTokenLifetime` option; refreshing does not extend it.
    *
-   * @since 0.4.0
+   * @since 1.0.0
    */
   signInEndsAt: Schema.optional(Schema.Number.pipe(Schema.finite())).pipe(Schema.fromKey("sign_in_ends_at"))
 }) {}
@@ -44,6 +46,15 @@ export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")(
 /**
  * The JSON form of a {@link TokenInfo}.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export type TokenInfoJson = typeof TokenInfo.Encoded
+
+/**
+ * `abcd…wxyz`: enough of a token to tell two apart, never enough to use (for logs and terminals).
+ *
+ * @since 1.0.0
+ * @category formatting
+ */
+export const maskToken: (token: string) => string = Redact.maskToken

@@ -1,5 +1,5 @@
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -11,7 +11,8 @@ import { AuthenticationError, ConfigurationError, type TokenCacheError, type Tra
 /**
  * What every provider supplies and the client consumes.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export interface TokenProviderService {
   /** A valid access token: the cached one, or one renewal shared by every concurrent caller. */
@@ -31,14 +32,15 @@ export interface TokenProviderService {
 /**
  * The token source of a `ServiceClient`: `ClientCredentials.layer`, `AuthorizationCode.layer`, or a fixed token.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category tags
  */
 export class TokenProvider extends Context.Tag("service-sdk/TokenProvider")<TokenProvider, TokenProviderService>() {
   /**
    * A provider of one fixed token; `forceRefresh` fails, since nothing can renew it. Throws ConfigurationError for a
    * token that is empty or not visible ASCII (it could not be sent as a bearer token).
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static static(token: string | Redacted.Redacted<string>): TokenProviderService {
     const accessToken = Redacted.isRedacted(token) ? token : Redacted.make(token)
@@ -65,7 +67,7 @@ export class TokenProvider extends Context.Tag("service-sdk/TokenProvider")<Toke
   /**
    * A layer of {@link TokenProvider.static}.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static layerStatic(token: string | Redacted.Redacted<string>): Layer.Layer<TokenProvider> {
     return Layer.succeed(TokenProvider, TokenProvider.static(token))
@@ -73,11 +75,11 @@ export class TokenProvider extends Context.Tag("service-sdk/TokenProvider")<Toke
 }
 
 /**
- * @since 0.1.0
+ * @since 1.0.0
  */
 export declare namespace TokenProvider {
   /**
-   * @since 0.1.0
+   * @since 1.0.0
    */
   export type Service = TokenProviderService
 }

@@ -2,7 +2,7 @@
  * A token cache per user, for servers that sign in many users (`UserTokens`): in memory, or one file per user in a
  * directory. `RedisTokenStore` in `@service-sdk/redis` shares them across processes.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
@@ -16,14 +16,16 @@ import type { TokenInfo } from "./TokenInfo.js"
 /**
  * The cache of one user's tokens, by user id. Each id has its own entry; no two ids share one.
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category models
  */
 export type TokenStore = (userId: string) => TokenCache.TokenCache
 
 /**
  * Every user's entry in this process's memory (a `Map`); `clear` deletes the user's entry.
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category constructors
  */
 export const memory = (): Effect.Effect<TokenStore> =>
   Effect.sync(() => {
@@ -46,7 +48,8 @@ export const memory = (): Effect.Effect<TokenStore> =>
  * no id (`../x`, `a/b`, `.`, empty, huge, non-ASCII) leaves the directory, and distinct ids get distinct names (UTF-16,
  * not UTF-8: UTF-8 would map every lone surrogate to U+FFFD, and two ids to one file).
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category utils
  */
 export const fileName = (userId: string): string =>
   `${createHash("sha256").update(userId, "utf16le").digest("hex")}.json`
@@ -59,7 +62,8 @@ export const fileName = (userId: string): string =>
  * of it. An empty path or the file system root is a ConfigurationError, and so is a directory that another user owns
  * or can write (at the first use). `options` as `TokenCache.file`.
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category constructors
  */
 export function directory(path: string): Effect.Effect<TokenStore, never, FileSystem.FileSystem>
 export function directory(

@@ -3,7 +3,7 @@
  * refresh token grant under that user's own single flight. A user's in-memory state lives in an `RcMap` and is
  * dropped after `idleTimeToLive` without use, so memory follows active users, not every user ever seen.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
@@ -15,11 +15,10 @@ import type * as Redacted from "effect/Redacted"
 import * as RcMap from "effect/RcMap"
 import type * as Scope from "effect/Scope"
 import type * as AuthorizationCode from "./AuthorizationCode.js"
-import { positiveDuration, refreshTokenLifetimeOption, resolveRedirectUri } from "./internal/config.js"
+import { positiveDuration } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
-import * as SignIn from "./internal/signIn.js"
-import { AuthenticationError, ConfigurationError, type TokenCacheError } from "./ServiceError.js"
+import { ConfigurationError, type TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 import type { TokenProviderService } from "./TokenProvider.js"
 import type { TokenStore } from "./TokenStore.js"
@@ -28,7 +27,8 @@ import type { TokenStore } from "./TokenStore.js"
  * The options of `AuthorizationCode` (without `tokenCache` and `refreshToken`: each user's come from `store`), plus
  * the store and how long an unused user's state stays in memory.
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category options
  */
 export interface Options extends Omit<AuthorizationCode.Options, "tokenCache" | "refreshToken"> {
   /** Where each user's tokens are kept: `TokenStore.memory()`, `TokenStore.directory(path)`, `RedisTokenStore`. */
@@ -40,7 +40,8 @@ export interface Options extends Omit<AuthorizationCode.Options, "tokenCache" | 
 /**
  * What `UserTokens` provides: a `TokenProvider` per user id, sign-in (store a user's tokens) and sign-out (forget them).
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category models
  */
 export interface UserTokensService {
   /**
@@ -59,7 +60,7 @@ export interface UserTokensService {
    * When the user's sign-in ends, if known (the refresh token's end: `refresh_token_expires_in`, else the sign-in
    * time plus `refreshTokenLifetime`); none for a user with no entry or when nothing says.
    *
-   * @since 0.4.0
+   * @since 1.0.0
    */
   readonly signInEndsAt: (userId: string) => Effect.Effect<Option.Option<Date>, TokenCacheError>
 }
@@ -70,7 +71,8 @@ const NOT_SIGNED_IN = "not signed in: no token for this user (sign the user in, 
  * A user id from plain JS: a non-empty string, else a ConfigurationError (thrown: the Promise facade's constructors
  * and `forUser` check ids synchronously with it).
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category utils
  */
 export const checkUserId = (userId: unknown): string => {
   const error = userIdError(userId)
@@ -97,7 +99,8 @@ const failBadUserId = (error: ConfigurationError): Effect.Effect<never, TokenCac
  * The service in the current scope (users' states live in it). Fails with ConfigurationError on a bad option. Also
  * `UserTokens.make`; exported for the Promise facade, which builds its own runtime around it.
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category constructors
  */
 export const make = (
   options: Options
@@ -111,10 +114,9 @@ export const make = (
     const { store } = options
     const idleTimeToLive = yield* positiveDuration(options.idleTimeToLive, "5 minutes", "idleTimeToLive")
     // resolved once: credentials, endpoint, skew…; each user gets their own cache and single flight
-    const resolved = yield* Provider.resolve({ ...options, tokenCache: undefined })
-    const refreshTokenLifetime = yield* refreshTokenLifetimeOption(options.refreshTokenLifetime)
     // the Service's redirect URI rules hold here too, though UserTokens sends none (the sign-in does)
-    yield* resolveRedirectUri(options.redirectUri)
+    const resolved = yield* Provider.resolve({ ...options, tokenCache: undefined })
+    const { refreshTokenLifetime } = resolved
 
     interface UserState {
       readonly service: TokenProviderService
@@ -123,9 +125,9 @@ export const make = (
     }
     const users = yield* RcMap.make({
       idleTimeToLive,
-      lookup: (userId: string): Effect.Effect<UserState> => {
+      lookup: (userId: string): Effect.Effect<UserState, never, Scope.Scope> => {
         const cache = store(userId)
-        const refresh = RefreshGrant.make(resolved.endpoint, {
+        const refresh = RefreshGrant.make(resolved.oauth, {
           noTokenMessage: NOT_SIGNED_IN,
           refreshTokenLifetime,
           name: "UserTokens"
@@ -134,9 +136,7 @@ export const make = (
         // store), so their refresh token is not used again. A store that cannot be read does not block the renewal.
         const renew = (current: Option.Option<TokenInfo>) =>
           Effect.flatMap(Effect.option(cache.get), (entry) =>
-            Option.exists(entry, Option.isNone)
-              ? Effect.fail(new AuthenticationError({ message: NOT_SIGNED_IN }))
-              : refresh(current)
+            Option.exists(entry, Option.isNone) ? Effect.fail(RefreshGrant.noToken(NOT_SIGNED_IN)) : refresh(current)
           )
         // an empty entry is a sign-out (here or in another process sharing the store): never written back
         return Provider.makeService("UserTokens", { ...resolved, cache }, renew, "fail", "signedOut")
@@ -183,7 +183,7 @@ export const make = (
       Effect.suspend(() => {
         const error = userIdError(userId)
         if (error !== undefined) return failBadUserId(error)
-        return SignIn.signInEnd(store(userId), Provider.accepts(resolved), refreshTokenLifetime)
+        return Provider.signInEnd(store(userId), Provider.accepts(resolved), refreshTokenLifetime)
       })
 
     return { provider, signIn, signOut, signInEndsAt } satisfies UserTokensService
@@ -222,13 +222,14 @@ export const make = (
  *   })
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
+ * @category tags
  */
 export class UserTokens extends Context.Tag("service-sdk/UserTokens")<UserTokens, UserTokensService>() {
   /**
    * The `UserTokens` service without a layer (scoped: users' in-memory state is released with the scope).
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   static readonly make = make
   /**
@@ -250,7 +251,7 @@ export class UserTokens extends Context.Tag("service-sdk/UserTokens")<UserTokens
    * const signOut = (userId: string) => Effect.flatMap(UserTokens, (users) => users.signOut(userId))
    * ```
    *
-   * @since 0.2.0
+   * @since 1.0.0
    */
   static layer(options: Options): Layer.Layer<UserTokens, ConfigurationError, HttpClient.HttpClient> {
     return Layer.scoped(UserTokens, make(options))
@@ -258,12 +259,12 @@ export class UserTokens extends Context.Tag("service-sdk/UserTokens")<UserTokens
 }
 
 /**
- * @since 0.2.0
+ * @since 1.0.0
  */
 export declare namespace UserTokens {
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type Service = UserTokensService
-  /** @since 0.2.0 */
+  /** @since 1.0.0 */
   export type Options = UserTokensOptions
 }
 

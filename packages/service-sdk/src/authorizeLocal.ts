@@ -1,7 +1,7 @@
 /**
  * The authorization code flow for command-line apps (RFC 8252 §7.3): a loopback HTTP server receives the redirect.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
@@ -13,14 +13,15 @@ import { BrowserOpener } from "./internal/local/browser.js"
 import * as CallbackReceiver from "./internal/local/callbackReceiver.js"
 import { failurePageFor, type Page, successPage } from "./internal/local/pages.js"
 import { parseLoopbackRedirect } from "./internal/local/redirectUri.js"
-import { generateState } from "./internal/local/state.js"
+import { generateState } from "./internal/state.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"
 
 /**
  * Options of {@link authorizeLocal}: the scope to ask for, whether to open the browser, a hook that receives the consent URL, and the timeout.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category options
  */
 export interface AuthorizeLocalOptions extends Omit<AuthorizationUrlOptions, "codeChallenge"> {
   /** How long to wait for the callback (default 300 s); then AuthenticationError. */
@@ -84,7 +85,8 @@ const reply = (callback: CallbackReceiver.Callback, page: Page) =>
  * }).pipe(Effect.provide([NodeHttpClient.layerUndici, NodeFileSystem.layer]))
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category utils
  */
 export const authorizeLocal: (
   options?: AuthorizeLocalOptions

@@ -13,7 +13,7 @@
  * answer.catch((error) => console.error(error instanceof ConfigurationError)) // true
  * ```
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -25,7 +25,8 @@ import * as Scope from "effect/Scope"
  * The error a rejected Promise carries: the first failure (the typed error itself), else the first defect, else an
  * interruption error.
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category running
  */
 export const squash = (cause: Cause.Cause<unknown>): unknown => {
   const failure = Cause.failureOption(cause)
@@ -38,7 +39,8 @@ export const squash = (cause: Cause.Cause<unknown>): unknown => {
 /**
  * The value of a successful exit; throws the {@link squash}ed error of a failed one.
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category running
  */
 export const getOrThrow = <A, E>(exit: Exit.Exit<A, E>): A => {
   if (Exit.isSuccess(exit)) return exit.value
@@ -48,7 +50,8 @@ export const getOrThrow = <A, E>(exit: Exit.Exit<A, E>): A => {
 /**
  * Runs an Effect that needs nothing to a Promise that rejects with the {@link squash}ed error.
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category running
  */
 export const runPromise = <A, E>(effect: Effect.Effect<A, E>): Promise<A> =>
   Effect.runPromiseExit(effect).then(getOrThrow)
@@ -56,14 +59,16 @@ export const runPromise = <A, E>(effect: Effect.Effect<A, E>): Promise<A> =>
 /**
  * Runs an Effect that needs nothing synchronously, throwing the {@link squash}ed error.
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category running
  */
 export const runSyncOrThrow = <A, E>(effect: Effect.Effect<A, E>): A => getOrThrow(Effect.runSyncExit(effect))
 
 /**
  * What {@link startScoped} resolves to: the value, and `close()` that closes its scope (idempotent).
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category models
  */
 export interface Started<A> {
   readonly value: A
@@ -75,7 +80,8 @@ export interface Started<A> {
  * `close()` that releases what it acquired; on failure the scope is closed first and the {@link squash}ed error
  * rejects.
  *
- * @since 0.3.0
+ * @since 1.0.0
+ * @category running
  */
 export const startScoped = async <A, E>(effect: Effect.Effect<A, E, Scope.Scope>): Promise<Started<A>> => {
   const scope = Effect.runSync(Scope.make())

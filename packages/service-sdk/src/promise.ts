@@ -6,34 +6,35 @@
  * const token = await auth.getAccessToken()
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @module service-sdk/promise
  */
 
-/** @since 0.1.0 */
+/** @since 1.0.0 */
 export { type AsyncAuthorizeLocalOptions, asyncAuthorizeLocal } from "./internal/promise/asyncAuthorizeLocal.js"
-/** @since 0.1.0 */
+/** @since 1.0.0 */
 export {
   AsyncAuthorizationCode,
   AsyncClientCredentials,
   type AsyncOptions,
   AsyncTokenProvider
 } from "./internal/promise/asyncProviders.js"
-/** @since 0.1.0 */
+/** @since 1.0.0 */
 export {
   type AsyncClientCredentialsClientOptions,
   AsyncServiceClient,
   type AsyncServiceClientOptions
 } from "./internal/promise/asyncServiceClient.js"
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export {
   AsyncUserTokenProvider,
   AsyncUserTokens,
   type AsyncUserTokensOptions,
   type PromiseUserTokenCache
 } from "./internal/promise/asyncUserTokens.js"
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export type { FacadeLogger, LogLevelName } from "./internal/promise/logging.js"
-/** @since 0.3.0 */
+/** @since 1.0.0 */
 export {
   type DirectoryTokenStore,
   directoryTokenStore,
@@ -42,9 +43,9 @@ export {
   tokenInfoFromJson,
   tokenInfoToJson
 } from "./internal/promise/plainCaches.js"
-/** @since 0.1.0 */
+/** @since 1.0.0 */
 export type { FacadeOptions, PromiseTokenCache } from "./internal/promise/runtime.js"
-/** @since 0.1.0 */
+/** @since 1.0.0 */
 export {
   ApiError,
   AuthenticationError,
@@ -54,9 +55,9 @@ export {
   TokenCacheError,
   TransportError
 } from "./ServiceError.js"
-/** @since 0.1.0 */
+/** @since 1.0.0 */
 export * as TokenCache from "./TokenCache.js"
-/** @since 0.1.0 */
+/** @since 1.0.0 */
 export { TokenInfo, type TokenInfoJson } from "./TokenInfo.js"
-/** @since 0.2.0 */
+/** @since 1.0.0 */
 export * as TokenStore from "./TokenStore.js"

@@ -2,7 +2,8 @@
  * Test helpers for programs built on service-sdk: a fixed-token provider and a scriptable, request-recording mock
  * `HttpClient`, so tests need no network.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @module service-sdk/testing
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
@@ -18,7 +19,8 @@ import { TokenProvider } from "./TokenProvider.js"
 /**
  * A request as the mock saw it.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export interface RecordedRequest {
   readonly method: string
@@ -36,7 +38,8 @@ export interface RecordedRequest {
  * A scripted answer: a response (a JSON-serialisable `body` is sent as JSON, a string as is), or a transport
  * failure.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export type MockResponse =
   | {
@@ -50,14 +53,16 @@ export type MockResponse =
  * How the mock answers: a function of the request and the 0-based call number. Returning an Effect allows delays
  * (`Effect.delay`), hangs (`Effect.never`) and anything else.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export type MockHandler = (request: RecordedRequest, call: number) => MockResponse | Effect.Effect<MockResponse>
 
 /**
  * The mock's control surface: the requests it recorded and a way to replace its handler.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category models
  */
 export interface MockHttpClientService {
   /** Every request so far, oldest first. */
@@ -69,7 +74,8 @@ export interface MockHttpClientService {
 /**
  * The mock's control surface, provided by {@link MockHttpClient.layer} beside `HttpClient`.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category tags
  */
 export class MockHttpClient extends Context.Tag("service-sdk/testing/MockHttpClient")<
   MockHttpClient,
@@ -78,7 +84,7 @@ export class MockHttpClient extends Context.Tag("service-sdk/testing/MockHttpCli
   /**
    * An `HttpClient` answering from `handler`, and the {@link MockHttpClient} that records what it was sent.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static layer(handler: MockHandler): Layer.Layer<HttpClient.HttpClient | MockHttpClient> {
     return Layer.effectContext(
@@ -120,7 +126,7 @@ export class MockHttpClient extends Context.Tag("service-sdk/testing/MockHttpCli
   /**
    * Answers with `responses` in turn; the last one repeats.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static script(...responses: ReadonlyArray<MockResponse | Effect.Effect<MockResponse>>): MockHandler {
     return (_request, call) => responses[Math.min(call, responses.length - 1)] ?? { status: 500 }
@@ -129,7 +135,7 @@ export class MockHttpClient extends Context.Tag("service-sdk/testing/MockHttpCli
   /**
    * A JSON response.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static json(body: unknown, status = 200, headers: Readonly<Record<string, string>> = {}): MockResponse {
     return { status, headers: { "content-type": "application/json", ...headers }, body }
@@ -199,10 +205,39 @@ const toResponse = (
 /**
  * A `TokenProvider` of a fixed token, for testing code that needs one.
  *
- * @since 0.1.0
+ * @since 1.0.0
+ * @category utils
  */
 export const TestTokenProvider = {
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   layer: (token: string | Redacted.Redacted<string>): Layer.Layer<TokenProvider> =>
     Layer.succeed(TokenProvider, TokenProvider.static(token))
 }
+
+/**
+ * A valid body for each typed resource, as the data API sends it (plain JSON): answer them from
+ * {@link MockHttpClient} or a stub `fetch`, with overrides for what your test is about,
+ * e.g. `Fixtures.album({ name: "Blue" })` or `Fixtures.savedTracksPage([Fixtures.savedTrack()], { total: 40 })`.
+ *
+ * @since 1.0.0
+ */
+export { Fixtures } from "./internal/testing/fixtures.js"
+
+/**
+ * The wire (JSON) shape of each resource's body, as {@link Fixtures} returns them.
+ *
+ * @since 1.0.0
+ */
+export type {
+  AlbumBody,
+  AlbumTrackBody,
+  ArtistBody,
+  ArtistRefBody,
+  FollowedArtistsBody,
+  PlaybackStateBody,
+  PlaylistSnapshotBody,
+  SavedTrackBody,
+  SavedTracksPageBody,
+  TrackBody,
+  UserBody
+} from "./internal/testing/fixtures.js"

@@ -2,7 +2,7 @@
  * Shared fixtures of the auth-core unit tests: token responses, provider layers on the mock `HttpClient`, and small
  * helpers to read what the mock recorded.
  */
-import { afterEach, beforeEach } from "@effect/vitest"
+import { afterEach, beforeEach, expect } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { AuthorizationCode, ClientCredentials, OAuthClient, TokenInfo } from "service-sdk"
 import { type MockHandler, MockHttpClient, type MockResponse, type RecordedRequest } from "service-sdk/testing"
@@ -62,6 +62,19 @@ export const requests: Effect.Effect<ReadonlyArray<RecordedRequest>, never, Mock
 )
 
 export const requestCount = Effect.map(requests, (all) => all.length)
+
+/** How many requests the token endpoint (`POST {authUrl}/api/token`) has had. */
+export const tokenRequestCount = Effect.map(
+  requests,
+  (all) => all.filter((request) => request.method === "POST" && request.url.pathname.endsWith("/api/token")).length
+)
+
+/**
+ * The one way tests say "many callers, `n` token requests" (DESIGN section 4, single flight): fails naming what was
+ * counted.
+ */
+export const expectTokenRequests = (n: number) =>
+  Effect.map(tokenRequestCount, (count) => expect(count, "token requests").toBe(n))
 
 /** Yields until the mock has seen `n` requests (bounded: gives up after 10,000 yields and returns the count). */
 export const awaitRequests = (n: number) =>

@@ -5,6 +5,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
 import { ClientCredentials, type TokenProviderService } from "service-sdk"
 import { AsyncClientCredentials } from "service-sdk/promise"
 import type { WorkerEmulator } from "./emulator.js"
@@ -47,7 +48,11 @@ export const credentials = (context: Context) => ({
 /** A new Effect client credentials provider (empty cache) on the shared pool. */
 export const makeProvider = (context: Context): Promise<TokenProviderService> =>
   Effect.runPromise(
-    ClientCredentials.make(credentials(context)).pipe(Effect.provideService(HttpClient.HttpClient, context.http))
+    ClientCredentials.make(credentials(context)).pipe(
+      // the provider's background work lives as long as the bench process
+      Effect.provideServiceEffect(Scope.Scope, Scope.make()),
+      Effect.provideService(HttpClient.HttpClient, context.http)
+    )
   )
 
 /** A new Promise facade provider (empty cache) on the shared pool. */

@@ -1,11 +1,12 @@
 /**
- * The commands of `service-sdk` (demo, token, login, whoami, emulator): one table that declares each command's
+ * The commands of `service-sdk` (demo, token, login, whoami, logout, emulator): one table that declares each command's
  * options for the parser (`@effect/cli`) and for the help (`help.ts`). What they do is in `handlers.ts`, loaded when
  * a command runs.
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import { withHandlerConsole } from "./errors.js"
 import { type CommandHelp, PROGRAM } from "./help.js"
 import {
   cacheFlag,
@@ -22,9 +23,11 @@ import type { TargetFlags } from "./target.js"
 
 /** The handlers load on first use, so `--help` and argument errors load only the command line itself. */
 const lazy = <A, E, R>(f: (handlers: typeof import("./handlers.js")) => Effect.Effect<A, E, R>) =>
-  Effect.flatMap(
-    Effect.promise(() => import("./handlers.js")),
-    f
+  withHandlerConsole(
+    Effect.flatMap(
+      Effect.promise(() => import("./handlers.js")),
+      f
+    )
   )
 
 const scopeFlag = flag(Options.text("scope").pipe(Options.optional), {
@@ -78,6 +81,11 @@ export const whoamiFlags = {
   cache: cacheFlag
 }
 
+/** `logout`'s options */
+export const logoutFlags = {
+  cache: cacheFlag
+}
+
 /** `emulator`'s options: those of `service-sdk-emulator` */
 export const emulatorFlags = {
   port: flag(wholeNumber("port", 0, 65_535).pipe(Options.withAlias("p"), Options.withDefault(DEFAULT_EMULATOR_PORT)), {
@@ -110,6 +118,10 @@ export const emulatorFlags = {
   requirePkce: flag(Options.boolean("require-pkce"), {
     usage: "--require-pkce",
     description: "every client must use PKCE (public clients always must)"
+  }),
+  quiet: flag(Options.boolean("quiet").pipe(Options.withAlias("q")), {
+    usage: "-q, --quiet",
+    description: "no log line per request (default: one line per request on stderr: GET /v1/me 200 3 ms)"
   })
 }
 
@@ -148,6 +160,16 @@ export const commandHelps: ReadonlyArray<CommandHelp> = [
     options: helpOf(whoamiFlags)
   },
   {
+    name: "logout",
+    summary: "forget the saved login: the tokens and the client file",
+    description: [
+      "Removes the files `login` saved: the tokens (~/.config/service-sdk/tokens.json, or --cache) and the client " +
+        "file beside them (<cache>.client.json), and says which it removed. The tokens stay valid at the Service " +
+        "until they expire."
+    ],
+    options: helpOf(logoutFlags)
+  },
+  {
     name: "emulator",
     summary: "run the Service emulator until Ctrl-C, and print how to sign in to it",
     description: [
@@ -172,16 +194,18 @@ const demoCommand = Command.make("demo", {}, () => lazy((run) => run.demo))
 const tokenCommand = Command.make("token", configOf(tokenFlags), (flags) => lazy((run) => run.token(flags)))
 const loginCommand = Command.make("login", configOf(loginFlags), (flags) => lazy((run) => run.login(flags)))
 const whoamiCommand = Command.make("whoami", configOf(whoamiFlags), (flags) => lazy((run) => run.whoami(flags)))
+const logoutCommand = Command.make("logout", configOf(logoutFlags), (flags) => lazy((run) => run.logout(flags)))
 const emulatorCommand = Command.make("emulator", configOf(emulatorFlags), (flags) => lazy((run) => run.emulator(flags)))
 
 export const rootCommand = Command.make(PROGRAM, {}, () => Effect.void).pipe(
-  Command.withSubcommands([demoCommand, tokenCommand, loginCommand, whoamiCommand, emulatorCommand])
+  Command.withSubcommands([demoCommand, tokenCommand, loginCommand, whoamiCommand, logoutCommand, emulatorCommand])
 )
 
 /** The parsed options of each command, for the handlers. */
 export type TokenFlags = Command.Command.ParseConfig<ReturnType<typeof configOf<typeof tokenFlags>>>
 export type LoginFlags = Command.Command.ParseConfig<ReturnType<typeof configOf<typeof loginFlags>>>
 export type WhoamiFlags = Command.Command.ParseConfig<ReturnType<typeof configOf<typeof whoamiFlags>>>
+export type LogoutFlags = Command.Command.ParseConfig<ReturnType<typeof configOf<typeof logoutFlags>>>
 export type EmulatorFlags = Command.Command.ParseConfig<ReturnType<typeof configOf<typeof emulatorFlags>>>
 
 export type { TargetFlags }

@@ -10,8 +10,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { realpathSync } from "node:fs"
 import { homedir } from "node:os"
-import { join } from "node:path"
+import { delimiter, join } from "node:path"
 import {
   AuthenticationError,
   AuthorizationCode,
@@ -20,12 +21,14 @@ import {
   maskToken,
   OAuthClient,
   ServiceClient,
-  TokenCache
+  TokenCache,
+  TokenCacheError,
+  TokenProvider
 } from "service-sdk"
 import { demo } from "./demo.js"
 import { visit } from "./loopback.js"
-import { forgetLogin, readLogin, saveLogin, secureCacheDirectory } from "./login.js"
-import type { EmulatorFlags, LoginFlags, TokenFlags, WhoamiFlags } from "./commands.js"
+import { forgetLogin, loginPath, readLogin, saveLogin, secureCacheDirectory } from "./login.js"
+import type { EmulatorFlags, LoginFlags, LogoutFlags, TokenFlags, WhoamiFlags } from "./commands.js"
 import { PROGRAM } from "./help.js"
 import { authUrlFromEnv, DEFAULT_AUTH_URL, publicClientFromEnv, resolveTarget } from "./target.js"
 import { oneLine } from "./terminal.js"
@@ -37,12 +40,12 @@ const defaultCachePath = () =>
 
 export { demo }
 
-/** What a bearer token may hold (RFC 6750 §2.1 `b64token`, JWTs): visible ASCII, nothing else. */
-const VISIBLE_ASCII = /^[\x21-\x7e]+$/
-
 export const token = (flags: TokenFlags) =>
   Effect.gen(function* () {
     const target = yield* resolveTarget(flags)
+    yield* Effect.logDebug(
+      `token: client credentials for ${target.clientId} at ${target.authUrl ?? (yield* authUrlFromEnv)}`
+    )
     // one protocol step, nothing kept: the command prints the token and ends
     const oauth = yield* OAuthClient.make({
       clientId: target.clientId,
@@ -50,16 +53,11 @@ export const token = (flags: TokenFlags) =>
       authUrl: target.authUrl
     })
     const info = yield* oauth.clientCredentials({ scope: Option.getOrUndefined(flags.scope) })
+    // visible ASCII (RFC 6750 §2.1): the SDK refuses any other token response, so it is safe to print
     const token = Redacted.value(info.accessToken)
-    if (!VISIBLE_ASCII.test(token)) {
-      // a terminal would act on its control characters, and a pipe would get a token that is not the real one
-      return yield* new AuthenticationError({
-        message:
-          "the Service answered with an access token that is not visible ASCII (RFC 6750 §2.1): it is neither used nor printed"
-      })
-    }
     const now = (yield* Clock.currentTimeMillis) / 1000
     const expiresIn = Math.round(info.expiresAt - now)
+    yield* Effect.logDebug(`token: got an access token of ${token.length} characters, expiring in ${expiresIn} s`)
     const shown = flags.reveal ? token : maskToken(token)
     if (flags.json) {
       yield* Console.log(
@@ -104,18 +102,25 @@ export const login = (flags: LoginFlags) =>
       redirectUri: `http://127.0.0.1${Option.match(flags.port, { onNone: () => "", onSome: (port) => `:${port}` })}/callback`,
       tokenCache
     }).pipe(Layer.provide(http))
-    const token = yield* authorizeLocal({
-      openBrowser: !flags.noBrowser && target.emulator === undefined,
-      onAuthorizationUrl: (url) =>
-        target.emulator !== undefined && !flags.noBrowser
-          ? Effect.asVoid(Effect.forkDaemon(visit(url)))
-          : Console.log(`Open this URL to authorize:\n  ${url}`)
-    }).pipe(Effect.provide(layer))
+    // a browser: the SDK prints the URL (once) and opens it; without one (--no-browser), only the URL, once
+    const token = yield* authorizeLocal(
+      flags.noBrowser
+        ? { openBrowser: false, onAuthorizationUrl: (url) => Console.log(`Open this URL to authorize:\n  ${url}`) }
+        : target.emulator !== undefined
+          ? { openBrowser: false, onAuthorizationUrl: (url) => Effect.asVoid(Effect.forkDaemon(visit(url))) }
+          : {}
+    ).pipe(Effect.provide(layer))
     if (path !== undefined) yield* saveLogin(path, { clientId: target.clientId, publicClient: target.publicClient })
+    yield* Effect.logDebug(
+      `login: signed in${path === undefined ? "" : `, tokens saved to ${path}`}; asking /me who it is`
+    )
+    const who = yield* userOf(token.accessToken, target.apiUrl)
     yield* Console.log(
-      `logged in${target.publicClient ? " as a public client (no secret)" : ""}: access token ${maskToken(Redacted.value(token.accessToken))}${
-        token.scope ? ` (scope: ${oneLine(token.scope)})` : ""
-      }; ${path === undefined ? "not saved" : `tokens saved to ${path}`}`
+      [
+        `Logged in as ${who}${target.publicClient ? " (a public client: no secret)" : ""}`,
+        ...(token.scope ? [`  scope: ${oneLine(token.scope)}`] : []),
+        path === undefined ? "  tokens: not saved" : `  tokens: saved to ${path} (\`${PROGRAM} logout\` forgets them)`
+      ].join("\n")
     )
     if (target.emulator !== undefined) {
       yield* Console.log(
@@ -124,22 +129,6 @@ export const login = (flags: LoginFlags) =>
       )
     }
   }).pipe(Effect.scoped)
-
-/** The `auth_url` a saved token entry was written for, if it says. */
-const savedAuthUrl = (path: string) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path)).pipe(
-    Effect.map((text) => {
-      try {
-        const json = JSON.parse(text) as { readonly auth_url?: unknown }
-        return typeof json.auth_url === "string" ? json.auth_url : undefined
-      } catch {
-        return undefined
-      }
-    }),
-    Effect.orElseSucceed(() => undefined)
-  )
-
-const trimSlash = (url: string) => url.replace(/\/+$/, "")
 
 export const whoami = (flags: WhoamiFlags) =>
   Effect.gen(function* () {
@@ -165,15 +154,8 @@ export const whoami = (flags: WhoamiFlags) =>
       })
     }
     yield* secureCacheDirectory(path)
-    // a login made against another accounts service (another emulator, the real one) does not count here
-    const loggedInAt = yield* savedAuthUrl(path)
-    const authUrl = target.authUrl ?? (yield* authUrlFromEnv)
-    if (loggedInAt !== undefined && trimSlash(loggedInAt) !== trimSlash(authUrl)) {
-      return yield* new AuthenticationError({
-        message: `the saved login at ${path} is for ${loggedInAt}, not ${authUrl}: pass --auth-url ${loggedInAt} (or set SERVICE_SDK_AUTH_URL), or run \`${PROGRAM} login\` again`
-      })
-    }
     const tokenCache = yield* TokenCache.file(path)
+    const authUrl = target.authUrl ?? (yield* authUrlFromEnv)
     const layer = ServiceClient.layer({ apiUrl: target.apiUrl }).pipe(
       Layer.provideMerge(
         AuthorizationCode.layer({
@@ -187,39 +169,43 @@ export const whoami = (flags: WhoamiFlags) =>
       ),
       Layer.provide(http)
     )
+    yield* Effect.logDebug(`whoami: the saved login at ${path}, GET ${target.apiUrl ?? "the default API"}/me`)
     const { me, endsAt } = yield* Effect.gen(function* () {
       const me = yield* Effect.flatMap(ServiceClient, (client) => client.users.me)
       const endsAt = yield* Effect.flatMap(AuthorizationCode, (provider) => provider.signInEndsAt)
       return { me, endsAt }
     }).pipe(
-      Effect.provide(layer),
-      // the SDK's words for "nothing usable is saved" are for programmers: say it for the command line
+      // the provider serves no entry written for another client or accounts service (another emulator, the real
+      // one): "nothing usable is saved" (payload `no_token`), said for the command line
       Effect.catchIf(
-        (error) => error._tag === "AuthenticationError" && /^no token\b/.test(error.message),
+        (error) => error._tag === "AuthenticationError" && error.payload?.error === "no_token",
         () =>
-          new AuthenticationError({
-            message: `not signed in: the saved login at ${path} has no usable token for ${target.clientId}: run \`${PROGRAM} login\` again`
+          Effect.flatMap(Effect.zip(AuthorizationCode, tokenCache.get), ([provider, saved]) => {
+            const loggedInAt = Option.getOrUndefined(Option.flatMapNullable(saved, (entry) => entry.authUrl))
+            return new AuthenticationError({
+              message:
+                loggedInAt !== undefined && loggedInAt !== provider.authUrl
+                  ? `the saved login at ${path} is for ${loggedInAt}, not ${provider.authUrl}: pass --auth-url ${loggedInAt} (or set SERVICE_SDK_AUTH_URL), or run \`${PROGRAM} login\` again`
+                  : `not signed in: the saved login at ${path} has no usable token for ${target.clientId}: run \`${PROGRAM} login\` again`
+            })
           })
       ),
       // a refresh token refused for good (the sign-in ended, or it was revoked): name the command at once
       Effect.catchIf(
-        (error) => error._tag === "AuthenticationError" && /sign in again$/.test(error.message),
+        (error): error is AuthenticationError =>
+          error._tag === "AuthenticationError" &&
+          (error.payload?.error === "invalid_grant" || (error.status === 400 && error.payload === undefined)),
         (error) =>
           new AuthenticationError({
             message: `${error.message}: run \`${PROGRAM} login\``,
-            status: (error as AuthenticationError).status,
-            payload: (error as AuthenticationError).payload
+            status: error.status,
+            payload: error.payload
           })
-      )
+      ),
+      Effect.provide(layer)
     )
     // server-supplied text: one line, no control characters
-    yield* Console.log(
-      oneLine(
-        `${me.display_name ?? me.id} (${me.id})${me.email ? ` <${me.email}>` : ""}${me.country ? `, ${me.country}` : ""}${
-          me.product ? `, ${me.product}` : ""
-        }`
-      )
-    )
+    yield* Console.log(oneLine(`Logged in as ${describeUser(me)}`))
     if (Option.isSome(endsAt)) {
       const days = Math.floor((endsAt.value.getTime() - (yield* Clock.currentTimeMillis)) / 86_400_000)
       yield* Console.log(
@@ -235,7 +221,58 @@ export const whoami = (flags: WhoamiFlags) =>
 const SERVICE_REFRESH_TOKEN_LIFETIME = "180 days"
 
 const refreshTokenLifetimeOf = (authUrl: string) =>
-  trimSlash(authUrl) === DEFAULT_AUTH_URL ? SERVICE_REFRESH_TOKEN_LIFETIME : undefined
+  authUrl.replace(/\/+$/, "") === DEFAULT_AUTH_URL ? SERVICE_REFRESH_TOKEN_LIFETIME : undefined
+
+/** `emulator-user (Emulator User) <emulator-user@example.com>, SE, premium`: the id first, as gh names a login. */
+const describeUser = (me: {
+  readonly id: string
+  readonly display_name?: string | null | undefined
+  readonly email?: string | undefined
+  readonly country?: string | undefined
+  readonly product?: string | undefined
+}) =>
+  `${me.id}${me.display_name ? ` (${me.display_name})` : ""}${me.email ? ` <${me.email}>` : ""}${
+    me.country ? `, ${me.country}` : ""
+  }${me.product ? `, ${me.product}` : ""}`
+
+/** Who a fresh token belongs to (`GET /me`); without the scope for it, says so instead of failing the login. */
+const userOf = (accessToken: Redacted.Redacted<string>, apiUrl: string | undefined) =>
+  Effect.flatMap(
+    ServiceClient.makeWith(TokenProvider.static(accessToken), { apiUrl }),
+    (client) => client.users.me
+  ).pipe(
+    Effect.map((me) => oneLine(describeUser(me))),
+    Effect.catchAll((error) =>
+      Effect.as(
+        Effect.logDebug(`login: /me failed: ${error.message}`),
+        "a user this token cannot name (/me needs the user-read-private scope)"
+      )
+    ),
+    Effect.provide(http)
+  )
+
+/** `logout`: removes the saved tokens and the client file, and says which. */
+export const logout = (flags: LogoutFlags) =>
+  Effect.gen(function* () {
+    const path = Option.getOrElse(flags.cache, defaultCachePath)
+    const fs = yield* FileSystem.FileSystem
+    const removed: Array<string> = []
+    for (const file of [path, loginPath(path)]) {
+      if (!(yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false)))) continue
+      yield* fs
+        .remove(file)
+        .pipe(
+          Effect.mapError(
+            (error) => new TokenCacheError({ message: `cannot remove ${file}: ${error.message}`, cause: error })
+          )
+        )
+      removed.push(file)
+    }
+    yield* Effect.logDebug(`logout: looked for ${path} and ${loginPath(path)}`)
+    yield* Console.log(
+      removed.length === 0 ? `Not logged in: nothing saved at ${path}` : `Logged out: removed ${removed.join(" and ")}`
+    )
+  })
 
 /** `--client id:secret` (or `id` alone: a public client), as `service-sdk-emulator` reads it. */
 const clientRegistration = (spec: string) =>
@@ -250,27 +287,59 @@ const clientRegistration = (spec: string) =>
     return { clientId: spec.slice(0, colon), clientSecret: spec.slice(colon + 1) }
   })
 
+/**
+ * How to type this CLI in another terminal: `service-sdk` when that name on the user's PATH is this bin, else
+ * `npx service-sdk` (run in this directory, where npm finds the installed bin). The `node_modules/.bin` folders npm
+ * and npx add to PATH for the process they start are not the user's PATH, so they do not count.
+ */
+export const invocation = (env: Readonly<Record<string, string | undefined>>, self: string | undefined): string => {
+  if (self === undefined) return `npx ${PROGRAM}`
+  const real = (path: string) => {
+    try {
+      return realpathSync(path)
+    } catch {
+      return undefined
+    }
+  }
+  const me = real(self)
+  const byNpm = env.npm_command !== undefined || env.npm_lifecycle_event !== undefined
+  const onPath = (env.PATH ?? "")
+    .split(delimiter)
+    .filter((dir) => dir !== "" && !(byNpm && /node_modules[\\/]\.bin[\\/]?$/.test(dir)))
+    .some((dir) => me !== undefined && real(join(dir, PROGRAM)) === me)
+  return onPath ? PROGRAM : `npx ${PROGRAM}`
+}
+
 /** What `service-sdk emulator` prints: where it is, and the commands that sign in to it from another terminal. */
-export const emulatorBanner = (emulator: Emulator.Service, autoApprove: boolean): string =>
+export const emulatorBanner = (
+  emulator: Emulator.Service,
+  options: { readonly autoApprove: boolean; readonly quiet: boolean; readonly run: string; readonly cwd: string }
+): string =>
   [
     `Service emulator running at ${emulator.authUrl} (Ctrl-C to stop)`,
     `  accounts service: ${emulator.authUrl}   (token endpoint /api/token, consent page /authorize)`,
     `  data API:         ${emulator.apiUrl}`,
     `  client:           ${emulator.clientId}, secret ${emulator.clientSecret}`,
     `  public client:    ${emulator.publicClientId}   (no secret: PKCE only)`,
-    `  consent page:     ${autoApprove ? "approved at once (--auto-approve)" : "shown in the browser: press Approve"}`,
+    `  consent page:     ${options.autoApprove ? "approved at once (--auto-approve)" : "shown in the browser: press Approve"}`,
+    `  requests:         ${options.quiet ? "not logged (--quiet)" : "one line each on stderr (--quiet: none)"}`,
     "",
-    "In another terminal:",
+    options.run === PROGRAM ? "In another terminal:" : `In another terminal, in ${options.cwd}:`,
     `  export SERVICE_SDK_AUTH_URL=${emulator.authUrl} SERVICE_SDK_API_URL=${emulator.apiUrl}`,
     `  export SERVICE_SDK_CLIENT_ID=${emulator.clientId} SERVICE_SDK_CLIENT_SECRET=${emulator.clientSecret}`,
-    `  ${PROGRAM} token`,
-    `  ${PROGRAM} login`,
-    `  ${PROGRAM} whoami`,
+    `  ${options.run} token`,
+    `  ${options.run} login`,
+    `  ${options.run} whoami`,
     "",
     "Or as a public client (no secret; PKCE only), after the same export lines:",
-    `  ${PROGRAM} login --public-client --client-id ${emulator.publicClientId}`,
-    `  ${PROGRAM} whoami`
+    `  ${options.run} login --public-client --client-id ${emulator.publicClientId}`,
+    `  ${options.run} whoami`
   ].join("\n")
+
+/** One line per request on stderr, with the time. */
+const logRequest = (line: string) => {
+  process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`)
+}
 
 export const emulator = (flags: EmulatorFlags) =>
   Effect.gen(function* () {
@@ -282,9 +351,17 @@ export const emulator = (flags: EmulatorFlags) =>
       rotateRefreshTokens: flags.rotateRefreshTokens,
       tokenLatencyMs: flags.tokenLatencyMs,
       requirePkce: flags.requirePkce,
-      ...(clients.length === 0 ? {} : { clients })
+      ...(clients.length === 0 ? {} : { clients }),
+      ...(flags.quiet ? {} : { onRequest: logRequest })
     })
     yield* Effect.addFinalizer(() => Console.log("Service emulator stopped"))
-    yield* Console.log(emulatorBanner(emulator, flags.autoApprove))
+    yield* Console.log(
+      emulatorBanner(emulator, {
+        autoApprove: flags.autoApprove,
+        quiet: flags.quiet,
+        run: invocation(process.env, process.argv[1]),
+        cwd: process.cwd()
+      })
+    )
     return yield* Effect.never
   }).pipe(Effect.scoped)

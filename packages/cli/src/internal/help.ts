@@ -29,7 +29,7 @@ export const PROGRAM = "service-sdk"
 
 /** A section heading, bold (plain when piped or with NO_COLOR: the CLI's output strips escape sequences then). */
 const heading = (text: string) => `\u001b[1m${text}\u001b[0m`
-export const VERSION = "0.1.0"
+export const VERSION = "1.0.0"
 
 const helpOption: OptionHelp = { usage: "-h, --help", description: "show help for the command" }
 
@@ -40,8 +40,9 @@ export const globalOptions: ReadonlyArray<OptionHelp> = [
   {
     usage: "--log-level <level>",
     description:
-      "before the command (`service-sdk --log-level debug whoami`): also print the SDK's log lines from this level up (debug, info, warning, error)"
-  }
+      "before or after the command: also print the SDK's log lines from this level up (debug, info, warning, error, none), on stderr"
+  },
+  { usage: "-v, --verbose", description: "the same as --log-level debug" }
 ]
 
 /** Splits `text` into lines of at most `width` characters (a longer word gets a line of its own). */
@@ -107,7 +108,7 @@ export const rootHelp = (
     `${PROGRAM} ${VERSION}: ${summary}`,
     "",
     heading("Usage:"),
-    `  ${PROGRAM} [--log-level <level>] <command> [options]`,
+    `  ${PROGRAM} <command> [options] [--log-level <level> | -v]`,
     "",
     heading("Commands:"),
     ...definitions(

@@ -7,7 +7,6 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs/promises"
 import { dirname } from "node:path"
 import { ConfigurationError, TokenCache } from "service-sdk"
@@ -59,20 +58,9 @@ export const secureCacheDirectory = (cachePath: string): Effect.Effect<void, Con
     }
   })
 
-/** Writes `text` to `path` atomically: an exclusive 0600 temp file beside it, renamed over it (a link there is replaced, never followed). */
-const writeAtomically = (path: string, text: string) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => {
-    const tmp = `${path}.${randomBytes(6).toString("hex")}.tmp`
-    return fs.writeFileString(tmp, text, { flag: "wx", mode: 0o600 }).pipe(
-      Effect.zipRight(fs.chmod(tmp, 0o600)),
-      Effect.zipRight(fs.rename(tmp, path)),
-      Effect.tapError(() => fs.remove(tmp).pipe(Effect.ignore))
-    )
-  })
-
-/** Written after a successful login. A failure is only a warning: the login worked. */
+/** Written after a successful login, as the token cache writes its file. A failure is only a warning: the login worked. */
 export const saveLogin = (cachePath: string, login: SavedLogin) =>
-  writeAtomically(
+  TokenCache.writeFile(
     loginPath(cachePath),
     `${JSON.stringify({ client_id: login.clientId, public_client: login.publicClient })}\n`
   ).pipe(Effect.catchAll((error) => Console.error(`warning: could not remember the login's client: ${error.message}`)))

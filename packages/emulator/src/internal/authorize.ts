@@ -266,7 +266,7 @@ export const decisionEndpoint = (state: EmulatorState) =>
         }
         const user = form.get("user") ?? pending.loginHint
         if (decision === "approve" && !isUserId(user)) {
-          // the request stays pending: the person can correct the user id and press Agree again
+          // the request stays pending: the person can correct the user id and press Approve again
           return errorPage(
             400,
             "invalid_request",

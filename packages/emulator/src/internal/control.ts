@@ -113,6 +113,23 @@ const jsonOnly = <E, R>(
     return handler
   })
 
+/**
+ * `curl -X POST …/reset`: no body, no Content-Type, and no sign of a browser. Browsers send `Origin` with every POST
+ * (and `Sec-Fetch-Site`), so a web page still cannot reset the emulator with a body-less "simple" request.
+ */
+const emptyNonBrowserPost = (request: HttpServerRequest.HttpServerRequest): boolean =>
+  request.headers["content-type"] === undefined &&
+  request.headers.origin === undefined &&
+  request.headers["sec-fetch-site"] === undefined &&
+  request.headers["transfer-encoding"] === undefined &&
+  Number(request.headers["content-length"] ?? "0") === 0
+
+const reset = (state: EmulatorState) =>
+  Effect.sync(() => {
+    state.reset()
+    return json({ ok: true })
+  })
+
 const withBody = (
   handle: (body: unknown) => Effect.Effect<HttpServerResponse.HttpServerResponse, string>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
@@ -205,11 +222,8 @@ export const controlRouter = (state: EmulatorState) =>
       "/reset",
       methods(
         {
-          POST: jsonOnly(
-            Effect.sync(() => {
-              state.reset()
-              return json({ ok: true })
-            })
+          POST: Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+            emptyNonBrowserPost(request) ? reset(state) : jsonOnly(reset(state))
           )
         },
         notAllowed

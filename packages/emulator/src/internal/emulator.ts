@@ -23,7 +23,7 @@ import { makeCatalog } from "./catalog.js"
 import { applyConfig, controlApp, decodeConfig } from "./control.js"
 import { decodeFault } from "./faults.js"
 import { LOCAL_FILE, TRACKS } from "./fixtures.js"
-import { json, methods } from "./http.js"
+import { json, methods, withRequestLog } from "./http.js"
 import { tokenEndpoint } from "./oauth.js"
 import { EmulatorState, type ResolvedOptions } from "./state.js"
 import { signIn } from "./users.js"
@@ -186,7 +186,7 @@ export const make = (options: EmulatorOptions = {}): Effect.Effect<Emulator.Serv
     const authUrl = `http://${HOST}:${port}`
     const apiUrl = `${authUrl}/v1`
     const state = new EmulatorState(resolved, makeCatalog(apiUrl))
-    yield* HttpServer.serveEffect(makeApp(state, authUrl)).pipe(
+    yield* HttpServer.serveEffect(withRequestLog(options.onRequest)(makeApp(state, authUrl))).pipe(
       Effect.provideService(HttpServer.HttpServer, server),
       HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
       HttpMiddleware.withTracerDisabledWhenEffect(() => true)

@@ -95,7 +95,7 @@ ${list}
 <input type="hidden" name="request_id" value="${escapeHtml(options.requestId)}">
 <div class="actions">
 <button id="deny" type="submit" name="decision" value="deny" formnovalidate>Cancel</button>
-<button id="approve" type="submit" name="decision" value="approve">Agree</button>
+<button id="approve" type="submit" name="decision" value="approve">Approve</button>
 </div>
 </form>
 <p><small>You will be sent back to <span id="redirect-origin">${escapeHtml(redirectOrigin)}</span>.</small></p>`

@@ -33,6 +33,33 @@ export const pathname = (url: string): string => {
   return index === -1 ? url : url.slice(0, index)
 }
 
+/**
+ * One log line per answered request: method, path (without the query string, where codes and states travel; control
+ * characters removed, at most 200 characters), status and milliseconds. Never a header or a body. @internal
+ */
+export const requestLine = (method: string, url: string, status: number, millis: number): string => {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+  const path = pathname(url).replace(/[\u0000-\u001f\u007f-\u009f]/g, "")
+  return `${method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path} ${status} ${Math.round(millis)} ms`
+}
+
+/** `app`, calling `log` with one {@link requestLine} per answered request. @internal */
+export const withRequestLog =
+  (log: ((line: string) => void) | undefined) =>
+  <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+    log === undefined
+      ? app
+      : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+          const started = performance.now()
+          return Effect.tap(app, (response) =>
+            Effect.sync(() =>
+              log(requestLine(request.method, request.url, response.status, performance.now() - started))
+            )
+          )
+        })
+
 /** The query string parameters. @internal */
 export const query = (url: string): URLSearchParams => {
   const index = url.indexOf("?")

@@ -32,7 +32,6 @@ describe("authorization code against the emulator", () => {
       expect(url.searchParams.get("redirect_uri")).toBe(REDIRECT_URI)
       const code = yield* authorizeCode(url.toString(), "s-1")
       const token = yield* provider.exchangeCode(code)
-      expect(token.refreshToken).toBeDefined()
       expect(token.scope?.split(" ").sort()).toEqual([...USER_SCOPES].sort())
       // cached: the provider serves it without another request
       expect(Redacted.value(yield* provider.getAccessToken)).toBe(Redacted.value(token.accessToken))
@@ -65,9 +64,11 @@ describe("authorization code against the emulator", () => {
       const emulator = yield* Emulator.make({ autoApprove: true })
       const port = yield* freePort
       const since = yield* statsSince(emulator)
+      const cache = yield* TokenCache.memory()
       const provider = yield* AuthorizationCode.make({
         ...providerOptions(emulator),
-        redirectUri: `http://127.0.0.1:${port}/callback`
+        redirectUri: `http://127.0.0.1:${port}/callback`,
+        tokenCache: cache
       })
       const pages: Array<{ status: number; text: string }> = []
       const token = yield* authorizeLocal({
@@ -79,7 +80,7 @@ describe("authorization code against the emulator", () => {
             pages.push({ status: response.status, text: await response.text() })
           })
       }).pipe(Effect.provideService(AuthorizationCode, provider))
-      expect(token.refreshToken).toBeDefined()
+      expect(yield* cachedRefreshToken(cache)).toBe(Redacted.value(token.refreshToken!))
       expect(pages).toHaveLength(1)
       expect(pages[0]!.status).toBe(200)
       expect(yield* since).toMatchObject({ authorization_code: 1 })

@@ -5,10 +5,9 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type { Cluster, Redis } from "ioredis"
-import { ConfigurationError, type TokenCacheError } from "service-sdk"
+import { ConfigurationError, TokenCache, type TokenCacheError } from "service-sdk"
 import * as Connection from "./connection.js"
 
 export interface SharedOptions {
@@ -42,18 +41,9 @@ const describeValue = (value: unknown): string =>
           ? "an array"
           : typeof value
 
-/** Below zero or NaN: Effect's `Duration.decodeUnknown` would quietly clamp these to zero. */
-const negativeOrNaN = (value: unknown): boolean => {
-  if (typeof value === "number") return Number.isNaN(value) || value < 0
-  if (typeof value === "bigint") return value < 0n
-  if (typeof value === "string") return /^\s*-|NaN/i.test(value)
-  if (Array.isArray(value)) return value.some((part) => typeof part !== "number" || !(part >= 0))
-  return false
-}
-
 /**
  * A duration option: at least 1 ms, finite, and at most 2^31−1 ms (what Node's timers and Redis accept); anything
- * else is a ConfigurationError naming the option.
+ * else is a ConfigurationError naming the option (the SDK's one rule, `TokenCache.durationOption`).
  */
 export const duration = (
   name: string,
@@ -61,22 +51,7 @@ export const duration = (
   value: unknown,
   fallback: Duration.Duration
 ): Effect.Effect<Duration.Duration, ConfigurationError> =>
-  Effect.suspend(() => {
-    if (value === undefined) return Effect.succeed(fallback)
-    const invalid = (why: string) =>
-      Effect.fail(
-        new ConfigurationError({
-          message: `${name} option ${option} must be ${why}, got ${describeValue(value)}`
-        })
-      )
-    const range = `a duration from 1 ms to ${MAX_MILLIS} ms (about 24.8 days)`
-    if (negativeOrNaN(value)) return invalid(range)
-    const decoded = Duration.decodeUnknown(value)
-    if (Option.isNone(decoded)) return invalid(`${range}, e.g. "5 seconds" or milliseconds as a number`)
-    const millis = Duration.toMillis(decoded.value)
-    if (!Duration.isFinite(decoded.value) || !(millis >= 1) || millis > MAX_MILLIS) return invalid(range)
-    return Effect.succeed(decoded.value)
-  })
+  TokenCache.durationOption(value, { option: `${name} option ${option}`, fallback, maxMillis: MAX_MILLIS })
 
 /** Whether `client` looks like an ioredis `Redis` or `Cluster` (what the cache calls on it). */
 const isClient = (client: unknown): client is Redis | Cluster =>

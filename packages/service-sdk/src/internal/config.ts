@@ -9,7 +9,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ConfigurationError } from "../ServiceError.js"
 import type { Options as OAuthClientOptions } from "../OAuthClient.js"
-import { redirectUriProblem } from "./local/redirectUri.js"
+import { redirectUriProblem } from "./redirectUriRules.js"
 import { maskUrlCredentials } from "./redact.js"
 
 export const DEFAULT_AUTH_URL = "https://accounts.service.example"
@@ -130,43 +130,58 @@ const describeValue = (value: unknown): string =>
 
 /** Whether a duration input is below zero or NaN (Effect's `Duration.decode` would quietly clamp it to zero). */
 const negativeOrNaN = (value: unknown): boolean => {
-  if (typeof value === "number") return Number.isNaN(value) || value < 0
+  if (typeof value === "number") return !(value >= 0)
   if (typeof value === "bigint") return value < 0n
-  if (typeof value === "string") return /^\s*-/.test(value)
-  if (Array.isArray(value)) return value.some((part) => typeof part !== "number" || Number.isNaN(part) || part < 0)
+  if (typeof value === "string") return /^\s*-|nan/i.test(value)
+  if (Array.isArray(value)) return value.some((part) => typeof part !== "number" || !(part >= 0))
   return false
 }
 
-const decodeDuration = (
+/**
+ * The one rule for duration options, everywhere (providers, clients, the file and Redis caches): negative, NaN (the
+ * number or the text), infinite, unreadable, or outside `[min, max]` is a ConfigurationError naming the option, never
+ * clamped. `min`: `"positive"` (the default) or `"zero"` (zero is meaningful, e.g. `skew: 0`); `max`: milliseconds.
+ */
+export const durationOption = (
   value: unknown,
-  option: string,
-  expected: string
+  options: {
+    readonly option: string
+    readonly fallback: Duration.DurationInput
+    readonly min?: "zero" | "positive" | undefined
+    readonly maxMillis?: number | undefined
+  }
 ): Effect.Effect<Duration.Duration, ConfigurationError> => {
-  if (negativeOrNaN(value)) return Effect.fail(invalid(`${option} must be ${expected}, got ${describeValue(value)}`))
-  return Option.match(Duration.decodeUnknown(value), {
-    onNone: () =>
-      Effect.fail(
-        invalid(`${option} is not a valid duration (${expected}, e.g. "30 seconds" or milliseconds as a number)`)
-      ),
-    onSome: (duration) =>
-      Duration.isFinite(duration) ? Effect.succeed(duration) : Effect.fail(invalid(`${option} must be finite`))
-  })
+  const { maxMillis, option } = options
+  const zero = options.min === "zero"
+  const expected =
+    maxMillis !== undefined
+      ? `a duration from ${zero ? 0 : 1} ms to ${maxMillis} ms`
+      : zero
+        ? "zero or a positive duration"
+        : "a positive duration"
+  const input = value ?? options.fallback
+  const fail = (got: string) => Effect.fail(invalid(`${option} must be ${expected}, got ${got}`))
+  if (negativeOrNaN(input)) return fail(describeValue(input))
+  const decoded = Duration.decodeUnknown(input)
+  if (Option.isNone(decoded)) {
+    return Effect.fail(
+      invalid(`${option} is not a valid duration (${expected}, e.g. "30 seconds" or milliseconds as a number)`)
+    )
+  }
+  const duration = decoded.value
+  if (!Duration.isFinite(duration)) return fail("an infinite duration")
+  const millis = Duration.toMillis(duration)
+  if (!zero && !(millis > 0)) return fail("zero")
+  if (maxMillis !== undefined && (millis > maxMillis || (!zero && millis < 1))) return fail(`${millis} ms`)
+  return Effect.succeed(duration)
 }
 
-/**
- * A duration option that must be longer than zero (timeouts, `maxRetryAfter`, `refreshAhead`): negative, zero, NaN,
- * infinite or unreadable values are a ConfigurationError naming the option, never clamped.
- */
+/** A duration option that must be longer than zero (timeouts, `maxRetryAfter`, `refreshAhead`). */
 export const positiveDuration = (
   value: Duration.DurationInput | undefined,
   fallback: Duration.DurationInput,
   option: string
-): Effect.Effect<Duration.Duration, ConfigurationError> =>
-  Effect.filterOrFail(
-    decodeDuration(value ?? fallback, option, "a positive duration"),
-    (duration) => Duration.greaterThan(duration, Duration.zero),
-    () => invalid(`${option} must be a positive duration, got zero`)
-  )
+): Effect.Effect<Duration.Duration, ConfigurationError> => durationOption(value, { option, fallback })
 
 /**
  * `refreshTokenLifetime`: how long a sign-in lasts when the token endpoint does not say (the Service: 180 days from
@@ -175,19 +190,14 @@ export const positiveDuration = (
 export const refreshTokenLifetimeOption = (
   value: Duration.DurationInput | undefined
 ): Effect.Effect<Duration.Duration | undefined, ConfigurationError> =>
-  value === undefined
-    ? Effect.succeed(undefined)
-    : Effect.filterOrFail(positiveDuration(value, value, "refreshTokenLifetime"), Duration.isFinite, () =>
-        invalid("refreshTokenLifetime must be a finite duration (the Service's: 180 days)")
-      )
+  value === undefined ? Effect.succeed(undefined) : positiveDuration(value, value, "refreshTokenLifetime")
 
-/** A duration option where zero is meaningful (`skew: 0` uses a token until it expires); negative or NaN is not. */
+/** A duration option where zero is meaningful (`skew: 0` uses a token until it expires). */
 export const nonNegativeDuration = (
   value: Duration.DurationInput | undefined,
   fallback: Duration.DurationInput,
   option: string
-): Effect.Effect<Duration.Duration, ConfigurationError> =>
-  decodeDuration(value ?? fallback, option, "zero or a positive duration")
+): Effect.Effect<Duration.Duration, ConfigurationError> => durationOption(value, { option, fallback, min: "zero" })
 
 /** An optional string option from plain JS: a non-string is a ConfigurationError naming it, not a TypeError later. */
 export const optionalString = (
@@ -303,13 +313,19 @@ export interface ResolvedProtocol {
   readonly maxRetries: number
 }
 
-/** Every protocol option checked and resolved (explicit, then environment, then defaults): a ConfigurationError names the first bad one. */
-export const resolveProtocol = (options: OAuthClientOptions): Effect.Effect<ResolvedProtocol, ConfigurationError> =>
+/**
+ * Every protocol option checked and resolved (explicit, then environment, then defaults): a ConfigurationError names
+ * the first bad one. `redirectUri: false` for a client that never signs users in (no redirect URI is read).
+ */
+export const resolveProtocol = (
+  options: OAuthClientOptions,
+  { redirectUri: withRedirectUri = true }: { readonly redirectUri?: boolean } = {}
+): Effect.Effect<ResolvedProtocol, ConfigurationError> =>
   Effect.gen(function* () {
     yield* checkProviderOptions(options)
     const { clientId, clientSecret } = yield* resolveCredentials(options)
     const authUrl = yield* resolveUrl(options.authUrl, "authUrl")
-    const redirectUri = yield* resolveRedirectUri(options.redirectUri)
+    const redirectUri = withRedirectUri ? yield* resolveRedirectUri(options.redirectUri) : undefined
     const issuer = yield* resolveIssuer(options.issuer, authUrl)
     const refreshTokenLifetime = yield* refreshTokenLifetimeOption(options.refreshTokenLifetime)
     const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")

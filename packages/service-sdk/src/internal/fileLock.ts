@@ -1,5 +1,5 @@
 /**
- * The lock file of a token cache file, shared by the processes of one machine (docs/decisions.md, "File lock" and
+ * The lock file of a token cache file, shared by the processes of one machine (docs/decisions.md, decision 27 and
  * issue 28). An optimisation: the entry's compare-and-set is atomic without it (`fileCas.ts`).
  *
  * `<path>.lock` holds `{ owner, pid, host, ns, ttl, revision }`. It is created from nothing by `link` of a complete

@@ -7,29 +7,24 @@ import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { createHash } from "node:crypto"
 import * as Pkce from "../Pkce.js"
 import { AuthenticationError, ConfigurationError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
-import { ENV, normalizeScope, secretValue } from "./config.js"
-import { generateState } from "./local/state.js"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import { ENV, normalizeScope, type ResolvedProtocol, secretValue } from "./config.js"
 import type {
   AuthorizationUrlOptions,
   BeginAuthorizationOptions,
+  ExchangeCodeOptions,
   PendingAuthorization,
+  PendingInput,
+  ScopeOptions,
   Service
 } from "../OAuthClient.js"
 import { cleanUntrustedText } from "./redact.js"
 import * as SignIn from "./signIn.js"
-import type * as TokenEndpoint from "./tokenEndpoint.js"
-
-/** The pending sign-in as `completeAuthorization` takes it back. */
-export interface PendingInput {
-  readonly state: string
-  readonly codeVerifier: string | Redacted.Redacted<string>
-  /** The sign-in's own redirect URI (an ephemeral loopback port), when not the configured one. */
-  readonly redirectUri?: string | undefined
-}
+import { generateState } from "./state.js"
+import * as TokenEndpoint from "./tokenEndpoint.js"
 
 const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
   new AuthenticationError({ message, payload })
@@ -145,31 +140,6 @@ export const parseResponseUrl = (
     Effect.zipRight(checkResponse(query, options?.expectedState, options?.issuer), readCode(query))
   )
 
-/** How many completed sign-ins an `OAuthClient` remembers, to refuse a second completion of the same one. */
-export const COMPLETED_MEMORY = 10_000
-
-/**
- * The sign-ins completed through one client: a bounded memory (oldest forgotten first) of a digest of each pending
- * sign-in (its state and verifier, never kept in clear), so that a pending authorization is single-use.
- */
-const completedSignIns = () => {
-  const seen = new Set<string>()
-  const keyOf = (pending: PendingInput) =>
-    createHash("sha256")
-      .update(`${pending.state}\u0000${secretValue(pending.codeVerifier) ?? ""}`)
-      .digest("base64url")
-  return {
-    /** false when `pending` was completed already; else remembers it. */
-    claim: (pending: PendingInput): boolean => {
-      const key = keyOf(pending)
-      if (seen.has(key)) return false
-      seen.add(key)
-      if (seen.size > COMPLETED_MEMORY) seen.delete(seen.values().next().value!)
-      return true
-    }
-  }
-}
-
 /** What the protocol steps need beside the token endpoint (which holds the client's credentials). */
 export interface ProtocolConfig {
   readonly clientId: string
@@ -188,7 +158,6 @@ export interface ProtocolConfig {
 export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoint): Service => {
   const { publicClient } = config
   const issuer = config.issuer ?? config.authUrl.replace(/\/+$/, "")
-  const completed = completedSignIns()
 
   // RFC 6749 §4.1.1, RFC 7636 §4.3
   const authorizationUrl = (options: AuthorizationUrlOptions & { readonly redirectUri?: string | undefined } = {}) => {
@@ -231,11 +200,8 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
   // RFC 6749 §4.1.3
   const exchangeCode = Effect.fn("OAuthClient.exchangeCode")(function* (
     code: string,
-    options: {
-      readonly codeVerifier?: string | Redacted.Redacted<string> | undefined
-      /** RFC 6749 §4.1.3: the redirect URI of the authorization request, when it was not the configured one */
-      readonly redirectUri?: string | undefined
-    } = {}
+    // RFC 6749 §4.1.3: the redirect URI of the authorization request, when it was not the configured one
+    options: ExchangeCodeOptions & { readonly redirectUri?: string | undefined } = {}
   ) {
     if (typeof code !== "string") {
       return yield* new ConfigurationError({ message: "the authorization code must be a string" })
@@ -283,14 +249,6 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
     }
     const query = yield* callbackQuery(callbackUrl)
     yield* checkResponse(query, pending.state, issuer)
-    // the answer to this sign-in has arrived (a code or an error): the pending sign-in is used up
-    if (!completed.claim(pending)) {
-      // RFC 6749 §5.2: the grant was used already
-      return yield* authFailure("this sign-in was completed already: a pending authorization is single-use", {
-        error: "invalid_grant",
-        error_description: "the pending authorization was completed already"
-      })
-    }
     const code = yield* readCode(query)
     return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier, redirectUri: pending.redirectUri })
   })
@@ -298,7 +256,7 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
   // RFC 6749 §6: a response without a refresh token keeps the one sent
   const refresh = Effect.fn("OAuthClient.refresh")(function* (
     refreshToken: string | Redacted.Redacted<string>,
-    options: { readonly scope?: string | ReadonlyArray<string> | undefined } = {}
+    options: ScopeOptions = {}
   ) {
     const value = secretValue(refreshToken)
     if (typeof value !== "string" || value.trim() === "") {
@@ -314,9 +272,7 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
   })
 
   // RFC 6749 §4.4: a confidential client only (§2.1)
-  const clientCredentials = Effect.fn("OAuthClient.clientCredentials")(function* (
-    options: { readonly scope?: string | ReadonlyArray<string> | undefined } = {}
-  ) {
+  const clientCredentials = Effect.fn("OAuthClient.clientCredentials")(function* (options: ScopeOptions = {}) {
     if (publicClient) {
       return yield* authFailure("a public client cannot use the client credentials grant (RFC 6749 §4.4)", {
         error: "unauthorized_client",
@@ -329,6 +285,10 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
 
   return { authorizationUrl, beginAuthorization, completeAuthorization, exchangeCode, refresh, clientCredentials }
 }
+
+/** The protocol steps of a resolved client on `httpClient` (the token endpoint bound to its credentials). */
+export const fromResolved = (resolved: ResolvedProtocol, httpClient: HttpClient.HttpClient): Service =>
+  make({ ...resolved, publicClient: resolved.clientSecret === undefined }, TokenEndpoint.make(resolved, httpClient))
 
 const withRefreshToken = (token: TokenInfo, refreshToken: Redacted.Redacted<string>): TokenInfo =>
   new TokenInfo({ ...token, refreshToken })

@@ -1,111 +1,76 @@
 /**
- * What both providers share: resolving their options (explicit, then environment, then defaults), binding the
- * token endpoint to the `HttpClient`, and wiring the single flight into a `TokenProvider` service.
+ * What the providers share: resolving their options (explicit, then environment, then defaults), the `OAuthClient`
+ * service they reach the token endpoint through, and wiring the single flight into a `TokenProvider` service.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
-import { type AuthenticationError, ConfigurationError, type TransportError } from "../ServiceError.js"
+import type * as ClientCredentials from "../ClientCredentials.js"
+import type * as OAuthClient from "../OAuthClient.js"
+import type { AuthenticationError, ConfigurationError, TokenCacheError, TransportError } from "../ServiceError.js"
 import * as TokenCache from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
-import type { TokenProviderService } from "../TokenProvider.js"
-import {
-  checkProviderOptions,
-  nonNegativeDuration,
-  normalizeScope,
-  positiveDuration,
-  resolveCredentials,
-  resolveUrl,
-  retryCount
-} from "./config.js"
+import { TokenProvider, type TokenProviderService } from "../TokenProvider.js"
+import { nonNegativeDuration, positiveDuration, resolveProtocol } from "./config.js"
+import * as Protocol from "./oauthClient.js"
+import * as SignIn from "./signIn.js"
 import * as SingleFlight from "./singleFlight.js"
-import * as TokenEndpoint from "./tokenEndpoint.js"
 
-/** The options both providers take. */
-export interface ProviderOptions {
-  readonly clientId?: string | undefined
-  readonly clientSecret?: string | Redacted.Redacted<string> | undefined
-  readonly scope?: string | ReadonlyArray<string> | undefined
-  readonly authUrl?: string | undefined
-  readonly tokenCache?: TokenCache.TokenCache | undefined
-  /** Per attempt (default 30 s). */
-  readonly timeout?: Duration.DurationInput | undefined
-  /** Retries after the first attempt (default 3). */
-  readonly maxRetries?: number | undefined
-  /** A token is renewed this long before it expires (default 30 s). */
-  readonly skew?: Duration.DurationInput | undefined
-  /**
-   * Off by default. Within this long of going stale, the first caller starts a background renewal (single flight, in
-   * the provider's scope) and is served the still-valid token, so at steady load nobody waits at an expiry; a failed
-   * background renewal is logged and the normal path takes over at staleness.
-   */
-  readonly refreshAhead?: Duration.DurationInput | undefined
-}
-
+/** What every provider resolved: its client, its cache and timing, and the protocol steps it renews through. */
 export interface ResolvedProvider {
   readonly authUrl: string
   readonly clientId: string
   /** A client without a secret (RFC 6749 §2.1): `client_id` in token request bodies, no Authorization header. */
   readonly publicClient: boolean
+  readonly redirectUri: string | undefined
   readonly scope: string | undefined
+  /** How long a sign-in lasts when the entry does not say (`refreshTokenLifetime`). */
+  readonly refreshTokenLifetime: Duration.Duration | undefined
   readonly cache: TokenCache.TokenCache
   readonly skew: Duration.Duration
   /** None when off. */
   readonly refreshAhead: Duration.Duration | undefined
-  readonly endpoint: TokenEndpoint.TokenEndpoint
+  /** The only way a provider reaches the token endpoint. */
+  readonly oauth: OAuthClient.Service
 }
 
-export const resolve = (options: ProviderOptions & { readonly publicClient?: boolean | undefined }) =>
+/** The options of a provider: the protocol's, and ownership's (cache, skew, renewal ahead). */
+export type Options = ClientCredentials.Options &
+  Pick<OAuthClient.Options, "publicClient" | "redirectUri" | "issuer" | "refreshTokenLifetime">
+
+export const resolve = (
+  options: Options,
+  { redirectUri = true }: { readonly redirectUri?: boolean } = {}
+): Effect.Effect<ResolvedProvider, ConfigurationError, HttpClient.HttpClient> =>
   Effect.gen(function* () {
-    yield* checkProviderOptions(options)
-    const { clientId, clientSecret } = yield* resolveCredentials(options)
-    const authUrl = yield* resolveUrl(options.authUrl, "authUrl")
-    const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")
-    const maxRetries = yield* retryCount(options.maxRetries)
+    const protocol = yield* resolveProtocol(options, { redirectUri })
     const skew = yield* nonNegativeDuration(options.skew, "30 seconds", "skew")
     const refreshAhead = yield* refreshAheadOption(options.refreshAhead)
-    const httpClient = yield* HttpClient.HttpClient
+    const oauth = Protocol.fromResolved(protocol, yield* HttpClient.HttpClient)
     const cache = options.tokenCache ?? (yield* TokenCache.memory())
-    const endpoint = TokenEndpoint.make({ authUrl, clientId, clientSecret, timeout, maxRetries }, httpClient)
-    const publicClient = clientSecret === undefined
     return {
-      authUrl,
-      clientId,
-      publicClient,
-      scope: normalizeScope(options.scope),
+      authUrl: protocol.authUrl,
+      clientId: protocol.clientId,
+      publicClient: protocol.clientSecret === undefined,
+      redirectUri: protocol.redirectUri,
+      scope: protocol.scope,
+      refreshTokenLifetime: protocol.refreshTokenLifetime,
       cache,
       skew,
       refreshAhead,
-      endpoint
-    } satisfies ResolvedProvider
+      oauth
+    }
   })
 
 /** `refreshAhead`: off when absent, else a positive, finite duration. */
 export const refreshAheadOption = (
   value: Duration.DurationInput | undefined
 ): Effect.Effect<Duration.Duration | undefined, ConfigurationError> =>
-  value === undefined
-    ? Effect.succeed(undefined)
-    : Effect.filterOrFail(
-        positiveDuration(value, value, "refreshAhead"),
-        (duration) => Duration.toMillis(duration) > 0,
-        () => new ConfigurationError({ message: "refreshAhead must be a positive duration" })
-      )
-
-/** A provider's synchronous read of its cached token (see {@link SingleFlight.SingleFlight.peek}). */
-export type Peek = () => Redacted.Redacted<string> | undefined
-
-/**
- * The fast path of the providers this module made, by service: a declared registry (a `WeakMap`, so a provider's
- * entry goes with it), not a hidden member of the service object.
- */
-const peeks = new WeakMap<TokenProviderService, Peek>()
-
-/** A provider's cached token without running an Effect, when it is still valid and the provider can tell. */
-export const peek = (provider: TokenProviderService): Redacted.Redacted<string> | undefined => peeks.get(provider)?.()
+  value === undefined ? Effect.succeed(undefined) : positiveDuration(value, value, "refreshAhead")
 
 /**
  * Whether a cache entry belongs to this provider: written for the same `client_id` and `auth_url` (an
@@ -127,7 +92,11 @@ export const bind = (resolved: Pick<ResolvedProvider, "clientId" | "authUrl">, t
     ? token
     : new TokenInfo({ ...token, clientId: resolved.clientId, authUrl: resolved.authUrl })
 
-/** A `TokenProvider` service on the shared single flight. */
+/**
+ * A `TokenProvider` service on the shared single flight, with what its owner needs besides: `store` (a sign-in),
+ * `signOut`, and `peek` (the still-valid cached token read synchronously: the Promise facade's fast path). Background
+ * work (renewals ahead of expiry, retried cache writes) runs in the `Scope` it is made in.
+ */
 export const makeService = (
   name: string,
   resolved: ResolvedProvider,
@@ -139,9 +108,7 @@ export const makeService = (
 ) =>
   Effect.gen(function* () {
     const clock = yield* Effect.clock
-    // Background work (renewals ahead of expiry, retried cache writes) runs in the scope the provider is made in (a
-    // layer's); the public `make`s take no Scope (DESIGN section 3), so without one it runs in a scope of its own.
-    const scope = Option.getOrElse(yield* Effect.serviceOption(Scope.Scope), () => Effect.runSync(Scope.make()))
+    const scope = yield* Scope.Scope
     const flight = yield* SingleFlight.make({
       name,
       cache: resolved.cache,
@@ -158,6 +125,31 @@ export const makeService = (
       getAccessToken: flight.getAccessToken,
       forceRefresh: flight.forceRefresh
     }
-    peeks.set(service, flight.peek)
-    return { service, store: (token: TokenInfo) => flight.store(bind(resolved, token)), signOut: flight.signOut }
+    return {
+      service,
+      store: (token: TokenInfo) => flight.store(bind(resolved, token)),
+      signOut: flight.signOut,
+      peek: flight.peek
+    }
   })
+
+/** A provider as a scoped `Layer` of its own tag and of `TokenProvider`: its background work ends with the layer. */
+export const layer = <I, S extends TokenProviderService, E, R>(
+  tag: Context.Tag<I, S>,
+  make: Effect.Effect<S, E, R>
+): Layer.Layer<I | TokenProvider, E, Exclude<R, Scope.Scope>> =>
+  Layer.scopedContext(
+    Effect.map(make, (service) => Context.make(tag, service).pipe(Context.add(TokenProvider, service)))
+  )
+
+/** When the sign-in kept in `cache` ends, read from its entry (an entry of another client reads as none). */
+export const signInEnd = (
+  cache: TokenCache.TokenCache,
+  accepts: (token: TokenInfo) => boolean,
+  lifetime: Duration.Duration | undefined
+): Effect.Effect<Option.Option<Date>, TokenCacheError> =>
+  Effect.map(cache.get, (entry) =>
+    Option.flatMap(Option.filter(entry, accepts), (token) =>
+      Option.map(Option.fromNullable(SignIn.endOf(token, lifetime)), (end) => new Date(end * 1000))
+    )
+  )

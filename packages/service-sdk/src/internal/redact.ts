@@ -116,7 +116,7 @@ export const MAX_UNTRUSTED_TEXT = 512
  * removed, then capped at `max` characters (never splitting a surrogate pair). The one cleaner for the token
  * endpoint, the data API and the CLI (DESIGN section 4, "Server-supplied text").
  *
- * @since 0.4.0
+ * @since 1.0.0
  */
 export const cleanUntrustedText = (text: string, max: number = MAX_UNTRUSTED_TEXT): string => {
   const cleaned = text.replace(ESCAPE_SEQUENCE, "").replace(UNSAFE_TEXT, "")

@@ -1,17 +1,18 @@
 /**
- * The refresh token grant (RFC 6749 §6) as a renewal for the single flight: shared by `AuthorizationCode` (one user)
- * and `UserTokens` (one per user), so the `invalid_grant` rule lives in one place.
+ * Renewal with the refresh token (RFC 6749 §6) for the single flight: which refresh token to send and what an
+ * `invalid_grant` means, shared by `AuthorizationCode` (one user) and `UserTokens` (one per user), so the rule lives
+ * in one place. The request itself is the protocol's `OAuthClient.refresh`.
  */
 import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as OAuthClient from "../OAuthClient.js"
 import { AuthenticationError, type TransportError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
 import * as SignIn from "./signIn.js"
 import { RefreshRejected } from "./singleFlight.js"
-import type * as TokenEndpoint from "./tokenEndpoint.js"
 
 export interface Options {
   /** A refresh token to start from when the cache has none (the constructor's `refreshToken`). */
@@ -27,8 +28,15 @@ export interface Options {
 const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
   new AuthenticationError({ message, payload })
 
+/**
+ * Nothing to serve and nothing to renew with (never signed in, or signed out): `payload.error` is `"no_token"`, so
+ * that a program (the CLI) tells it apart without reading the message.
+ */
+export const noToken = (message: string) =>
+  authFailure(message, { error: "no_token", error_description: "no token and no refresh token to renew with" })
+
 /** A renewal function: each call of `make` has its own memory of rejected refresh tokens. */
-export const make = (endpoint: TokenEndpoint.TokenEndpoint, options: Options) => {
+export const make = (oauth: Pick<OAuthClient.Service, "refresh">, options: Options) => {
   const { initialRefreshToken } = options
   // Refresh tokens the server refused for good in this process (`invalid_grant`, or a 400 without an error code):
   // never sent again (RFC 6749 §5.2).
@@ -65,22 +73,19 @@ export const make = (endpoint: TokenEndpoint.TokenEndpoint, options: Options) =>
               error: "invalid_grant",
               error_description: "the refresh token was rejected earlier and is not sent again"
             })
-          : authFailure(options.noTokenMessage)
+          : noToken(options.noTokenMessage)
       )
     }
     const previous = Option.getOrUndefined(current)
-    return endpoint({ grant_type: "refresh_token", refresh_token: refreshToken }).pipe(
+    // the protocol keeps the refresh token sent when the response has none; the scope and the sign-in carry over
+    // (refreshing does not extend a sign-in: refresh tokens that expire)
+    return oauth.refresh(refreshToken).pipe(
       Effect.map((token) =>
-        // the sign-in carries over: refreshing does not extend it (refresh tokens that expire)
         SignIn.carried(
           previous,
-          new TokenInfo({
-            accessToken: token.accessToken,
-            expiresAt: token.expiresAt,
-            refreshToken: token.refreshToken ?? refreshToken,
-            scope: token.scope ?? previous?.scope,
-            signInEndsAt: token.signInEndsAt
-          })
+          token.scope !== undefined || previous?.scope === undefined
+            ? token
+            : new TokenInfo({ ...token, scope: previous.scope })
         )
       ),
       Effect.tap((token) =>

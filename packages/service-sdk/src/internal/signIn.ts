@@ -7,9 +7,6 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import type { TokenCacheError } from "../ServiceError.js"
-import type { TokenCache } from "../TokenCache.js"
 import { AuthenticationError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
 
@@ -96,15 +93,3 @@ export const rejectedError = (
 export const isFinalRefusal = (error: { readonly _tag: string }): error is AuthenticationError =>
   error instanceof AuthenticationError &&
   (error.payload?.error === "invalid_grant" || (error.status === 400 && error.payload === undefined))
-
-/** When the sign-in kept in `cache` ends, read from its entry (an entry of another client reads as none). */
-export const signInEnd = (
-  cache: TokenCache,
-  accepts: (token: TokenInfo) => boolean,
-  lifetime: Duration.Duration | undefined
-): Effect.Effect<Option.Option<Date>, TokenCacheError> =>
-  Effect.map(cache.get, (entry) =>
-    Option.flatMap(Option.filter(entry, accepts), (token) =>
-      Option.map(Option.fromNullable(endOf(token, lifetime)), (end) => new Date(end * 1000))
-    )
-  )

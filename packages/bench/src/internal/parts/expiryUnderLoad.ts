@@ -11,6 +11,7 @@ import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
 import { ClientCredentials, TokenCache, TokenInfo } from "service-sdk"
 import { type Context, credentials } from "../context.js"
 import { median, ratioOf } from "../harness.js"
@@ -85,6 +86,7 @@ export const expiryUnderLoad = async (context: Context): Promise<PartResult> => 
   const fetched = await Effect.runPromise(
     ClientCredentials.make(credentials(context)).pipe(
       Effect.flatMap((provider) => provider.getAccessToken),
+      Effect.scoped,
       Effect.provideService(HttpClient.HttpClient, context.http)
     )
   )
@@ -102,7 +104,11 @@ export const expiryUnderLoad = async (context: Context): Promise<PartResult> => 
           skew: `${SKEW_S} seconds`,
           ...(refreshAhead === undefined ? {} : { refreshAhead })
         })
-      }).pipe(Effect.provideService(HttpClient.HttpClient, context.http))
+      }).pipe(
+        // the provider's background renewals (refreshAhead) live as long as the bench process
+        Effect.provideServiceEffect(Scope.Scope, Scope.make()),
+        Effect.provideService(HttpClient.HttpClient, context.http)
+      )
     )
     await Effect.runPromise(provider.getAccessToken)
     const before = await context.emulator.tokenRequests()

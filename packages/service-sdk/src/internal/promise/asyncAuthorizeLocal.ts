@@ -18,7 +18,7 @@ export type { AsyncAuthorizeLocalOptions } from "./authorizeLocalOptions.js"
  * await asyncAuthorizeLocal(auth, { scope: ["user-read-private"] })
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export const asyncAuthorizeLocal = (
   provider: AsyncAuthorizationCode,

@@ -1,18 +1,20 @@
 /**
  * The providers for plain code: Promise methods over the same Effect providers.
  */
-import type * as Layer from "effect/Layer"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import * as AuthorizationCodeModule from "../../AuthorizationCode.js"
 import * as ClientCredentials from "../../ClientCredentials.js"
 import { runSyncOrThrow } from "../../bridge.js"
 import type { ConfigurationError } from "../../ServiceError.js"
 import type * as TokenCache from "../../TokenCache.js"
 import type { TokenInfo } from "../../TokenInfo.js"
-import { TokenProvider } from "../../TokenProvider.js"
-import * as Provider from "../provider.js"
+import { TokenProvider, type TokenProviderService } from "../../TokenProvider.js"
 import { type AsyncAuthorizeLocalOptions, toEffectOptions } from "./authorizeLocalOptions.js"
 import * as Runtime from "./runtime.js"
 import { register, type TokenSource } from "./tokenSource.js"
@@ -20,7 +22,7 @@ import { register, type TokenSource } from "./tokenSource.js"
 /**
  * The options of the Effect providers, with a plain Promise cache allowed too.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export type AsyncOptions<O extends { readonly tokenCache?: unknown }> = Omit<O, "tokenCache"> &
   Runtime.FacadeOptions & {
@@ -29,25 +31,50 @@ export type AsyncOptions<O extends { readonly tokenCache?: unknown }> = Omit<O, 
 
 const loadAuthorizeLocal = Effect.promise(() => import("../../authorizeLocal.js"))
 
+/** The synchronous read of the cached token of the provider a facade object owns. */
+class Peek extends Context.Tag("service-sdk/promise/Peek")<Peek, () => Redacted.Redacted<string> | undefined>() {}
+
+/** A provider and its `peek`, as the context of a facade runtime. */
+const ownedLayer = <S extends TokenProviderService, I = never>(
+  made: Effect.Effect<
+    { readonly service: S; readonly peek: () => Redacted.Redacted<string> | undefined },
+    ConfigurationError,
+    HttpClient.HttpClient | Scope.Scope
+  >,
+  options: Runtime.FacadeOptions,
+  tag?: Context.Tag<I, S>
+): Layer.Layer<TokenProvider | Peek | I, ConfigurationError> =>
+  Runtime.provideHttpClient(
+    Layer.scopedContext(
+      Effect.map(made, ({ peek, service }) => {
+        const context = Context.make(TokenProvider, service).pipe(Context.add(Peek, peek))
+        return tag === undefined
+          ? (context as Context.Context<TokenProvider | Peek | I>)
+          : Context.add(context, tag, service)
+      })
+    ),
+    options
+  )
+
 /** A new runtime for a provider the facade object owns, and the provider service built in it (synchronously). */
 const ownedSource = <R>(
   name: string,
-  layer: Layer.Layer<R | TokenProvider, ConfigurationError>,
+  layer: Layer.Layer<R | TokenProvider | Peek, ConfigurationError>,
   options: Runtime.FacadeOptions
-): TokenSource<R | TokenProvider> => {
+): TokenSource<R | TokenProvider | Peek> => {
   const runtime = new Runtime.FacadeRuntime(name, layer, options)
-  return { runtime, service: runtime.runSync(TokenProvider), owned: true }
+  const { peek, service } = runtime.runSync(Effect.all({ service: TokenProvider, peek: Peek }))
+  return { runtime, service, peek, owned: true }
 }
 
 /**
  * What every Promise provider shares: the cached-token fast path (a still-valid cached token is served without
- * running an Effect), one Promise for concurrent callers, and the lifetime.
+ * running an Effect) and the lifetime. Concurrent callers on a stale token share the provider's single flight.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export abstract class AsyncTokenProvider<R = TokenProvider> {
   readonly #source: TokenSource<R | TokenProvider> | TokenSource<R>
-  #inflight: Promise<string> | undefined
 
   protected constructor(source: TokenSource<R | TokenProvider> | TokenSource<R>) {
     this.#source = source
@@ -59,17 +86,10 @@ export abstract class AsyncTokenProvider<R = TokenProvider> {
    * stale one share one Promise (and the provider's single flight makes one token request).
    */
   getAccessToken(): Promise<string> {
-    const { runtime, service } = this.#source
-    const cached = Provider.peek(service)
+    const { peek, runtime, service } = this.#source
+    const cached = peek?.()
     if (cached !== undefined && !runtime.closed) return Promise.resolve(Redacted.value(cached))
-    if (this.#inflight !== undefined) return this.#inflight
-    const inflight = runtime.run(service.getAccessToken).then(Redacted.value)
-    this.#inflight = inflight
-    const clear = () => {
-      if (this.#inflight === inflight) this.#inflight = undefined
-    }
-    inflight.then(clear, clear)
-    return inflight
+    return runtime.run(service.getAccessToken).then(Redacted.value)
   }
 
   /** After the API rejected `rejected` with 401: a fresh token (see `TokenProvider.forceRefresh`). */
@@ -100,7 +120,7 @@ export abstract class AsyncTokenProvider<R = TokenProvider> {
  * await using client = new AsyncServiceClient({ authProvider: auth })
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export class AsyncClientCredentials extends AsyncTokenProvider<TokenProvider> {
   /** Throws ConfigurationError on invalid or missing options. */
@@ -109,8 +129,8 @@ export class AsyncClientCredentials extends AsyncTokenProvider<TokenProvider> {
     super(
       ownedSource(
         "AsyncClientCredentials",
-        Runtime.provideHttpClient(
-          ClientCredentials.layer({ ...checked, tokenCache: Runtime.toTokenCache(checked.tokenCache) }),
+        ownedLayer(
+          ClientCredentials.makeOwned({ ...checked, tokenCache: Runtime.toTokenCache(checked.tokenCache) }),
           checked
         ),
         checked
@@ -132,10 +152,10 @@ export class AsyncClientCredentials extends AsyncTokenProvider<TokenProvider> {
  * const token: string = await auth.getAccessToken()
  * ```
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCodeModule.AuthorizationCode> {
-  readonly #runtime: Runtime.FacadeRuntime<AuthorizationCodeModule.AuthorizationCode | TokenProvider>
+  readonly #runtime: Runtime.FacadeRuntime<AuthorizationCodeModule.AuthorizationCode | TokenProvider | Peek>
   readonly #authorizationCode: AuthorizationCodeModule.AuthorizationCodeService
 
   /** Throws ConfigurationError on invalid or missing options. */
@@ -143,12 +163,10 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
     const checked = Runtime.checkOptions("AsyncAuthorizationCode", options)
     const source = ownedSource(
       "AsyncAuthorizationCode",
-      Runtime.provideHttpClient(
-        AuthorizationCodeModule.AuthorizationCode.layer({
-          ...checked,
-          tokenCache: Runtime.toTokenCache(checked.tokenCache)
-        }),
-        checked
+      ownedLayer(
+        AuthorizationCodeModule.makeOwned({ ...checked, tokenCache: Runtime.toTokenCache(checked.tokenCache) }),
+        checked,
+        AuthorizationCodeModule.AuthorizationCode
       ),
       checked
     )
@@ -184,7 +202,7 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
   }
 
   /**
-   * When the user's sign-in ends (the refresh token's end), or undefined when nothing says (since 0.4.0).
+   * When the user's sign-in ends (the refresh token's end), or undefined when nothing says (since 0.2.0).
    */
   signInEndsAt(): Promise<Date | undefined> {
     return this.#runtime.run(Effect.map(this.#authorizationCode.signInEndsAt, Option.getOrUndefined))

@@ -30,7 +30,7 @@ import { sourceOf } from "./tokenSource.js"
  * the three given the environment is the source). The client credentials options (`scope`, `authUrl`, `tokenCache`,
  * `skew`) apply to the provider the client creates.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface AsyncServiceClientOptions extends ServiceClientOptions, AsyncOptions<ClientCredentials.Options> {
   readonly accessToken?: string | Redacted.Redacted<string> | undefined
@@ -40,7 +40,7 @@ export interface AsyncServiceClientOptions extends ServiceClientOptions, AsyncOp
 /**
  * Options of {@link AsyncServiceClient.fromClientCredentials}.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export type AsyncClientCredentialsClientOptions = Omit<AsyncServiceClientOptions, "accessToken" | "authProvider">
 
@@ -119,7 +119,7 @@ const tokenLayer = (
  *
  * Rejections are the SDK's error instances (`ApiError`, `RateLimitError`, `AuthenticationError`, ...).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export class AsyncServiceClient {
   readonly #runtime: Runtime.FacadeRuntime<ServiceClient>
@@ -141,7 +141,7 @@ export class AsyncServiceClient {
   /**
    * A client on its own client credentials provider; `clientId` and `clientSecret` fall back to the environment.
    *
-   * @since 0.1.0
+   * @since 1.0.0
    */
   static fromClientCredentials(options: AsyncClientCredentialsClientOptions = {}): AsyncServiceClient {
     return new AsyncServiceClient(options)
@@ -161,19 +161,19 @@ export class AsyncServiceClient {
     return this.#run((client) => client.request(method, path, options))
   }
 
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   readonly users = {
     /** `GET /me` */
     me: (): Promise<Schemas.User> => this.#run((client) => client.users.me)
   }
 
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   readonly albums = {
     /** `GET /albums/{id}` */
     get: (id: string): Promise<Schemas.Album> => this.#run((client) => client.albums.get(id))
   }
 
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   readonly library = {
     /** `GET /me/tracks` */
     savedTracks: (options?: {
@@ -184,7 +184,7 @@ export class AsyncServiceClient {
     saveTracks: (ids: ReadonlyArray<string>): Promise<void> => this.#run((client) => client.library.saveTracks(ids))
   }
 
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   readonly follows = {
     /** `GET /me/following?type=artist` */
     followedArtists: (options?: {
@@ -193,14 +193,14 @@ export class AsyncServiceClient {
     }): Promise<Schemas.FollowedArtists> => this.#run((client) => client.follows.followedArtists(options))
   }
 
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   readonly player = {
     /** `GET /me/player`; `undefined` when nothing is playing (204). */
     playbackState: (): Promise<Schemas.PlaybackState | undefined> =>
       this.#run((client) => Effect.map(client.player.playbackState, Option.getOrUndefined))
   }
 
-  /** @since 0.1.0 */
+  /** @since 1.0.0 */
   readonly playlists = {
     /** `POST /playlists/{id}/items` with `{"uris": [...]}` */
     addItems: (id: string, uris: ReadonlyArray<string>): Promise<Schemas.PlaylistSnapshot> =>

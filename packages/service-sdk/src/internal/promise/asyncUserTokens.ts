@@ -21,7 +21,7 @@ import type { TokenSource } from "./tokenSource.js"
 /**
  * One user's token cache for plain code: Promise methods; `clear` (needed by `signOut`) forgets the entry.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface PromiseUserTokenCache extends Runtime.PromiseTokenCache {
   readonly clear?: (() => Promise<void>) | undefined
@@ -30,7 +30,7 @@ export interface PromiseUserTokenCache extends Runtime.PromiseTokenCache {
 /**
  * The options of `UserTokens.layer`; `store` may also be a plain function from user id to a Promise cache.
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export interface AsyncUserTokensOptions extends Omit<UserTokensModule.Options, "store">, Runtime.FacadeOptions {
   readonly store: TokenStore | ((userId: string) => TokenCache.TokenCache | PromiseUserTokenCache)
@@ -78,7 +78,7 @@ const unusedStore: TokenStore = () => ({ get: Effect.die("unused"), set: () => E
  * `AsyncUserTokens.forUser`; it shares the `AsyncUserTokens`' lifetime (closing that closes it; its own `close()`
  * closes nothing).
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export class AsyncUserTokenProvider extends AsyncTokenProvider<UserTokensModule.UserTokens> {}
 
@@ -112,7 +112,7 @@ class UserProvider extends AsyncUserTokenProvider {
  * }
  * ```
  *
- * @since 0.2.0
+ * @since 1.0.0
  */
 export class AsyncUserTokens {
   readonly #runtime: Runtime.FacadeRuntime<UserTokensModule.UserTokens>
@@ -171,7 +171,7 @@ export class AsyncUserTokens {
     return this.#run((service) => service.signIn(userId, token))
   }
 
-  /** When the user's sign-in ends, or undefined when unknown or the user has no entry (since 0.4.0). */
+  /** When the user's sign-in ends, or undefined when unknown or the user has no entry (since 0.2.0). */
   signInEndsAt(userId: string): Promise<Date | undefined> {
     return this.#run((service) => Effect.map(service.signInEndsAt(userId), Option.getOrUndefined))
   }

@@ -7,7 +7,7 @@ import type { AuthorizeLocalOptions } from "../../authorizeLocal.js"
 /**
  * The options of `authorizeLocal`; `onAuthorizationUrl` may return a Promise (the flow fails with its rejection).
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface AsyncAuthorizeLocalOptions extends Omit<AuthorizeLocalOptions, "onAuthorizationUrl"> {
   readonly onAuthorizationUrl?: ((url: string) => void | PromiseLike<void> | Effect.Effect<void>) | undefined

@@ -11,14 +11,14 @@ import { ConfigurationError } from "../../ServiceError.js"
 /**
  * The least severe level a facade object logs (`"none"`: nothing).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export type LogLevelName = "none" | "error" | "warning" | "info" | "debug"
 
 /**
  * Where a facade object's log lines go: one method per severity, each called with one line of text.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface FacadeLogger {
   readonly error: (line: string) => void

@@ -16,7 +16,7 @@ import { loggerLayer } from "./logging.js"
 /**
  * A token cache for plain code backed by a file (see {@link fileTokenCache}).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export interface FileTokenCache {
   /** The cached token, or `undefined`. */
@@ -30,7 +30,7 @@ export interface FileTokenCache {
 /**
  * A token store for plain code: one file per user in a directory (see {@link directoryTokenStore}).
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export type DirectoryTokenStore = (userId: string) => FileTokenCache
 
@@ -68,7 +68,7 @@ const plainView = (cache: Effect.Effect<TokenCache.TokenCache>): FileTokenCache 
  * await using auth = new AsyncAuthorizationCode({ redirectUri: "http://127.0.0.1:8080/callback", tokenCache })
  * ```
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const fileTokenCache = (path: string): FileTokenCache => {
   const cache = runSyncOrThrow(
@@ -93,7 +93,7 @@ export const fileTokenCache = (path: string): FileTokenCache => {
  * })
  * ```
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const directoryTokenStore = (path: string): DirectoryTokenStore => {
   const made = TokenStore.directory(checkPath("directoryTokenStore", path, "directory")).pipe(
@@ -114,14 +114,14 @@ export const directoryTokenStore = (path: string): DirectoryTokenStore => {
  * The JSON form of a token (`{ access_token, expires_at, ... }`, the secrets in clear), to keep it in a store of
  * your own; {@link tokenInfoFromJson} reads it back.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const tokenInfoToJson = (token: TokenInfo): TokenInfoJson => JSON.parse(TokenCache.encodeJson(token))
 
 /**
  * A token from its JSON form (or the text of it); `undefined` when it is not one.
  *
- * @since 0.3.0
+ * @since 1.0.0
  */
 export const tokenInfoFromJson = (json: unknown): TokenInfo | undefined => {
   if (json instanceof TokenInfo) return json

@@ -2,6 +2,7 @@
  * The machinery behind the Promise facade: one `ManagedRuntime` per object (with the object's logger), Effects run to
  * Promises through the one bridge (`service-sdk/bridge`), and plain Promise token caches adapted to `TokenCache`.
  */
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -22,7 +23,7 @@ export { runSyncOrThrow }
  * A token cache for plain code: Promise methods. `get` resolves to `undefined` when there is no token (it may also
  * resolve to the JSON form `{ access_token, expires_at, ... }`); `clear` (optional) forgets the entry.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface PromiseTokenCache {
   readonly get: () => Promise<TokenInfo | TokenInfoJson | undefined>
@@ -33,11 +34,16 @@ export interface PromiseTokenCache {
 /**
  * Options every facade class takes besides its own.
  *
- * @since 0.1.0
+ * @since 1.0.0
  */
 export interface FacadeOptions {
   /** The `HttpClient` to use (default: `NodeHttpClient.layerUndici`, a keep-alive pool closed by `close()`). */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
+  /**
+   * The `fetch` that sends every request instead (a test's stub answering without a network, or a `fetch` with your
+   * proxy): `(input, init) => Promise<Response>`. Not together with `httpClient`.
+   */
+  readonly fetch?: typeof globalThis.fetch | undefined
   /** The least severe level logged (default `"warning"`; `"none"` logs nothing). */
   readonly logLevel?: LogLevelName | undefined
   /** Where log lines go (default: `console.error`/`console.warn` for every level: stderr, never stdout). */
@@ -52,11 +58,19 @@ export const checkOptions = <O extends object>(name: string, options: O | undefi
   if (!isObject(options) || Array.isArray(options)) {
     throw new ConfigurationError({ message: `${name} takes an options object (got ${describeValue(options)})` })
   }
-  const { httpClient } = options as FacadeOptions
+  const { fetch, httpClient } = options as FacadeOptions
   if (httpClient !== undefined && !Layer.isLayer(httpClient)) {
     throw new ConfigurationError({
       message: `httpClient must be a Layer providing HttpClient (got ${describeValue(httpClient)})`
     })
+  }
+  if (fetch !== undefined && typeof fetch !== "function") {
+    throw new ConfigurationError({
+      message: `fetch must be a function like globalThis.fetch (got ${describeValue(fetch)})`
+    })
+  }
+  if (fetch !== undefined && httpClient !== undefined) {
+    throw new ConfigurationError({ message: "pass fetch or httpClient, not both" })
   }
   return options
 }
@@ -100,7 +114,10 @@ export class FacadeRuntime<R> {
 }
 
 export const httpClientLayer = (options: FacadeOptions): Layer.Layer<HttpClient.HttpClient> =>
-  options.httpClient ?? layerUndiciOnFirstUse
+  options.httpClient ??
+  (options.fetch === undefined
+    ? layerUndiciOnFirstUse
+    : Layer.provide(FetchHttpClient.layer, Layer.succeed(FetchHttpClient.Fetch, options.fetch)))
 
 /** `layer` on the facade object's `HttpClient`. */
 export const provideHttpClient = <A, E>(
