@@ -184,7 +184,7 @@ export const make = (fs: FileSystem.FileSystem, name: string, options: Options) 
     Effect.gen(function* () {
       const text = JSON.stringify({
         owner: basename(staged),
-        ...Safety.self,
+        ...Safety.self(),
         ttl: options.ttlMillis,
         staged: basename(staged),
         kind

@@ -97,7 +97,7 @@ export const make = (
     yield* named(hooks.ensureDir)
     while (true) {
       const revision = FileCas.newRevision()
-      const text = JSON.stringify({ owner, ...Safety.self, ttl: ttlMillis, revision })
+      const text = JSON.stringify({ owner, ...Safety.self(), ttl: ttlMillis, revision })
       const current = yield* named(lock.read)
       if (current._tag === "Missing") {
         if ((yield* named(lock.replace(current, text))) === "Won") return { owner, version: `r${revision}` }

@@ -40,21 +40,32 @@ export interface Identity {
   readonly ns: string | undefined
 }
 
-export const self: Identity = { pid: process.pid, host: hostname(), ns: namespace() }
+let identity: { readonly self: Identity; readonly tag: string } | undefined
 
-/** A short tag of this host and namespace, for the names of temp files (a sweep can tell whose they are). */
-export const selfTag = createHash("sha256")
-  .update(self.ns ?? `unknown/${self.host}`)
-  .digest("hex")
-  .slice(0, 8)
+/** This process's identity and tag, found on first use (file reads and a hash: not at import). */
+const mine = () => {
+  if (identity === undefined) {
+    const self: Identity = { pid: process.pid, host: hostname(), ns: namespace() }
+    // a short tag of this host and namespace, for the names of temp files (a sweep can tell whose they are)
+    const tag = createHash("sha256")
+      .update(self.ns ?? `unknown/${self.host}`)
+      .digest("hex")
+      .slice(0, 8)
+    identity = { self, tag }
+  }
+  return identity
+}
+
+/** Who this process is, as written into a lock or a claim. */
+export const self = (): Identity => mine().self
 
 /** A fresh name part: `<tag>-<pid>-<random>` (only `[0-9a-z-]`). */
-export const uniqueId = (): string => `${selfTag}-${process.pid.toString(36)}-${randomBytes(6).toString("hex")}`
+export const uniqueId = (): string => `${mine().tag}-${process.pid.toString(36)}-${randomBytes(6).toString("hex")}`
 
 /** Whether a temp id was made by a process of this host and namespace that is gone. */
 export const tempWriterGone = (id: string): boolean => {
   const [tag, pid] = id.split("-")
-  if (tag !== selfTag || pid === undefined) return false
+  if (tag !== mine().tag || pid === undefined) return false
   const value = Number.parseInt(pid, 36)
   return Number.isSafeInteger(value) && value !== process.pid && processGone(value)
 }
@@ -75,13 +86,17 @@ const processGone = (pid: number): boolean => {
  * here), not this process, and no process has its pid. A lock written by another container with the same host
  * name, or by a version that did not record its namespace, is never judged gone this way.
  */
-export const holderGone = (who: Partial<Identity>): boolean =>
-  self.ns !== undefined &&
-  who.ns === self.ns &&
-  who.host === self.host &&
-  typeof who.pid === "number" &&
-  who.pid !== process.pid &&
-  processGone(who.pid)
+export const holderGone = (who: Partial<Identity>): boolean => {
+  const me = self()
+  return (
+    me.ns !== undefined &&
+    who.ns === me.ns &&
+    who.host === me.host &&
+    typeof who.pid === "number" &&
+    who.pid !== process.pid &&
+    processGone(who.pid)
+  )
+}
 
 const uid = (): number | undefined => process.getuid?.()
 
