@@ -36,6 +36,6 @@ export const tracing: Effect.Effect<boolean> = Effect.flatMap(FiberRef.get(Fiber
  * made, timed and dropped, at the cost of a stack capture and several fiber reads per call.
  */
 export const withSpanWhenTraced =
-  (name: string, options: Tracer.SpanOptions) =>
+  (name: string, options?: Tracer.SpanOptions) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.flatMap(tracing, (traced) => (traced ? Effect.withSpan(self, name, options) : self))

@@ -20,6 +20,7 @@ import type * as Scope from "effect/Scope"
 import { TokenCacheError } from "../ServiceError.js"
 import type { TokenCache } from "../TokenCache.js"
 import type { TokenInfo } from "../TokenInfo.js"
+import { withSpanWhenTraced } from "./liveServices.js"
 import * as CrossProcess from "./flight/crossProcess.js"
 import * as Join from "./flight/join.js"
 import * as Memo from "./flight/memo.js"
@@ -112,10 +113,10 @@ export const make = (options: {
       skewMillis,
       scope,
       busy,
-      renewal: (usable) => joinOrLead(obtain(usable).pipe(Effect.withSpan(`${name}.refreshAhead`)), () => true)
+      renewal: (usable) => joinOrLead(obtain(usable).pipe(withSpanWhenTraced(`${name}.refreshAhead`)), () => true)
     })
 
-    const renewStale = joinOrLead(obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`)), () => true)
+    const renewStale = joinOrLead(obtain(() => true).pipe(withSpanWhenTraced(`${name}.getAccessToken`)), () => true)
 
     const getAccessToken: Effect.Effect<Redacted.Redacted<string>, TokenFailure> = Effect.suspend(() => {
       const entry = MutableRef.get(memo.cell).memo
@@ -131,7 +132,7 @@ export const make = (options: {
     const forceRefresh = (rejected: Redacted.Redacted<string>) => {
       const other = (token: Redacted.Redacted<string>) => Redacted.value(token) !== Redacted.value(rejected)
       return joinOrLead(
-        obtain((token) => other(token.accessToken)).pipe(Effect.withSpan(`${name}.forceRefresh`)),
+        obtain((token) => other(token.accessToken)).pipe(withSpanWhenTraced(`${name}.forceRefresh`)),
         other
       )
     }

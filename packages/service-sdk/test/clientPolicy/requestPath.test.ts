@@ -8,7 +8,15 @@ import { Chunk, Deferred, Duration, Effect, Exit, Fiber, Option, Ref, Stream, Te
 import { ServiceClient } from "service-sdk"
 import { timeoutFail } from "../../src/internal/client/attemptTimeout.js"
 import { tracing } from "../../src/internal/liveServices.js"
-import { apiRequests, clientLayer, ok } from "../ServiceClient.helpers.js"
+import {
+  apiRequests,
+  clientCredentialsClientLayer,
+  clientLayer,
+  ok,
+  rejectsFirstToken,
+  routed,
+  tokenRequests
+} from "../ServiceClient.helpers.js"
 
 class TimedOut {
   readonly _tag = "TimedOut"
@@ -116,6 +124,20 @@ describe("spans", () => {
         expect(Option.map(http!.parent, (parent) => parent.spanId)).toEqual(Option.some(request!.spanId))
         expect(yield* apiRequests).toHaveLength(1)
       }).pipe(Effect.provide(clientLayer(() => ok())))
+  )
+
+  it.effect("with a tracer installed, renewals are spans too: getAccessToken, forceRefresh, the token endpoint", () =>
+    Effect.gen(function* () {
+      const { spans, tracer } = yield* recordingTracer
+      const client = yield* ServiceClient
+      // tok-1 is rejected: one renewal, then one forced refresh
+      yield* Effect.withTracer(client.request("GET", "/me"), tracer)
+      const names = spans.map((span) => span.name)
+      expect(names).toContain("ClientCredentials.getAccessToken")
+      expect(names).toContain("ClientCredentials.forceRefresh")
+      expect(names.filter((name) => name === "TokenEndpoint.request")).toHaveLength(2)
+      expect(yield* tokenRequests).toHaveLength(2)
+    }).pipe(Effect.provide(clientCredentialsClientLayer(routed(rejectsFirstToken()))))
   )
 })
 

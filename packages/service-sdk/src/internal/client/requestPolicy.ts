@@ -313,7 +313,7 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
   const http = HttpClient.makeWith(
     (request: Effect.Effect<HttpClientRequest.HttpClientRequest>) =>
       Effect.flatMap(request, (req) =>
-        Effect.map(execute(req), (answer) => bufferedResponse(req, answer.status, answer.headers, answer.body))
+        Effect.map(execute(req), (answer) => bufferedResponse(req, answer.status, () => answer.headers, answer.body))
       ),
     (request) => Effect.succeed(HttpClientRequest.setUrl(request, resolveUrl(config.apiUrl, request.url)))
   )

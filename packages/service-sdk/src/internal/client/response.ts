@@ -17,18 +17,35 @@ import { bodyText } from "./body.js"
 /** Statuses a WHATWG `Response` can carry. */
 export const isRepresentable = (status: number): boolean => Number.isInteger(status) && status >= 200 && status <= 599
 
-type Buffered = new (bytes: Uint8Array<ArrayBuffer> | undefined, init: ResponseInit) => Response
+type Buffered = new (
+  bytes: Uint8Array<ArrayBuffer> | undefined,
+  status: number,
+  headers: () => Readonly<Record<string, string>>
+) => Response
 
 let BufferedResponse: Buffered | undefined
 
 const bufferedClass = (): Buffered =>
   (BufferedResponse ??= class BufferedResponse extends Response {
     readonly #bytes: Uint8Array<ArrayBuffer> | undefined
+    readonly #record: () => Readonly<Record<string, string>>
+    #headers: Headers | undefined
     #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null | undefined
 
-    constructor(bytes: Uint8Array<ArrayBuffer> | undefined, init: ResponseInit) {
-      super(null, init)
+    constructor(
+      bytes: Uint8Array<ArrayBuffer> | undefined,
+      status: number,
+      headers: () => Readonly<Record<string, string>>
+    ) {
+      super(null, { status })
       this.#bytes = bytes
+      this.#record = headers
+    }
+
+    // made when asked for (most callers read the body only)
+    override get headers(): Headers {
+      if (this.#headers === undefined) this.#headers = new Headers(this.#record())
+      return this.#headers
     }
 
     override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
@@ -58,23 +75,24 @@ const bufferedClass = (): Buffered =>
     }
 
     override clone(): Response {
-      return new (bufferedClass())(this.#bytes, { status: this.status, headers: this.headers })
+      return new (bufferedClass())(this.#bytes, this.status, this.#record)
     }
   })
 
 /**
- * A response with `status`, `headers` and the bytes of `body`, on `request` (the request without credentials).
+ * A response with `status`, `headers` (read when asked for) and the bytes of `body`, on `request` (the request
+ * without credentials).
  */
 export const bufferedResponse = (
   request: HttpClientRequest.HttpClientRequest,
   status: number,
-  headers: Readonly<Record<string, string>>,
+  headers: () => Readonly<Record<string, string>>,
   body: ArrayBuffer
 ): HttpClientResponse.HttpClientResponse => {
   // a 204/205/304 (or any empty answer) has a null body: a WHATWG Response refuses a body on those statuses
   const empty = body.byteLength === 0 || status === 204 || status === 205 || status === 304
   return HttpClientResponse.fromWeb(
     request,
-    new (bufferedClass())(empty ? undefined : new Uint8Array(body), { status, headers })
+    new (bufferedClass())(empty ? undefined : new Uint8Array(body), status, headers)
   )
 }
