@@ -13,5 +13,10 @@ export interface Packed {
   /** `npm install <tarball> ...`, every tarball, as `npm run pack` prints it */
   readonly install: string
 }
-export declare const publishablePackages: () => ReadonlyArray<PublishablePackage>
-export declare const pack: (options?: { readonly out?: string; readonly log?: (line: string) => void }) => Packed
+/** Both lines: the Effect 3 line's fields, and the Effect 4 line's under `effect4` (packed into `<out>/effect4`). */
+export interface PackedBoth extends Packed {
+  readonly effect4: Packed
+}
+/** The publishable workspace packages of a project (the root's by default; `packages/effect4` for the Effect 4 line). */
+export declare const publishablePackages: (project?: string) => ReadonlyArray<PublishablePackage>
+export declare const pack: (options?: { readonly out?: string; readonly log?: (line: string) => void }) => PackedBoth

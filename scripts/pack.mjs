@@ -7,8 +7,13 @@
  *
  *   node scripts/pack.mjs [--out <dir>] [--json]
  *
- * `--json` prints `{ "tarballs": { "<npm name>": "<absolute path>" }, "install": "<npm install line>", "peers": {...} }`
- * instead of the text. The folder also gets `packages.json` with the same content.
+ * `--json` prints `{ "tarballs": { "<npm name>": "<absolute path>" }, "install": "<npm install line>", "peers": {...},
+ * "effect4": { the same for the Effect 4 line } }` instead of the text. The folder also gets `packages.json` with the
+ * same content.
+ *
+ * Both lines are packed: the Effect 3 line (1.x, the root's workspaces) into the folder, and the Effect 4 line (2.x,
+ * the publishable workspaces of the nested project `packages/effect4`) into its `effect4/` subfolder (same npm names,
+ * other versions: one folder each, so that an install line never mixes the lines).
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -16,15 +21,16 @@ import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = join(import.meta.dirname, "..")
+const effect4Root = join(root, "packages", "effect4")
 
-/** The workspace folders of the root package.json, `dir/*` patterns expanded. */
-const workspaceDirs = () => {
-  const { workspaces = [] } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
+/** The workspace folders of a project's package.json (the root's by default), `dir/*` patterns expanded. */
+const workspaceDirs = (project = root) => {
+  const { workspaces = [] } = JSON.parse(readFileSync(join(project, "package.json"), "utf8"))
   const patterns = Array.isArray(workspaces) ? workspaces : (workspaces.packages ?? [])
   return patterns.flatMap((pattern) => {
     if (!pattern.endsWith("/*")) return [pattern]
     const parent = pattern.slice(0, -2)
-    return readdirSync(join(root, parent), { withFileTypes: true })
+    return readdirSync(join(project, parent), { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => `${parent}/${entry.name}`)
   })
@@ -34,10 +40,10 @@ const workspaceDirs = () => {
  * The publishable workspace packages: `{ dir, name, version, peerDependencies }`, dependencies first (a package
  * that depends on another of ours comes after it), so the printed install line reads from the core outwards.
  */
-export const publishablePackages = () => {
-  const found = workspaceDirs()
-    .filter((dir) => existsSync(join(root, dir, "package.json")))
-    .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) }))
+export const publishablePackages = (project = root) => {
+  const found = workspaceDirs(project)
+    .filter((dir) => existsSync(join(project, dir, "package.json")))
+    .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(project, dir, "package.json"), "utf8")) }))
     .filter(({ manifest }) => manifest.private !== true)
   const names = new Set(found.map(({ manifest }) => manifest.name))
   const internalDeps = ({ manifest }) =>
@@ -63,20 +69,17 @@ export const publishablePackages = () => {
  * Builds (`tsc -b`), packs every publishable package into `out` (emptied of old tarballs first) and returns the
  * tarball of each package, the peers a user installs beside them, and the install line.
  */
-export const pack = ({ out = join(root, "dist-packages"), log = () => {} } = {}) => {
-  const dest = resolve(out)
+/** `npm pack` of the publishable workspaces of `project` into `dest` (emptied of old tarballs first). */
+const packProject = (project, dest) => {
   mkdirSync(dest, { recursive: true })
   for (const file of readdirSync(dest)) if (file.endsWith(".tgz")) rmSync(join(dest, file))
-  const packages = publishablePackages()
-  log(`building (tsc -b) and packing ${packages.map((p) => p.name).join(", ")} into ${dest}`)
-  // stdout is for the result (--json): anything tsc says goes to stderr
-  execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-b"], { cwd: root, stdio: ["ignore", 2, 2] })
+  const packages = publishablePackages(project)
   const packed = JSON.parse(
     execFileSync(
       "npm",
       ["pack", "--json", "--pack-destination", dest, ...packages.map((p) => `--workspace=${p.dir}`)],
       // prepack scripts (the CLI's bundle) print to stdout too: keep only npm's JSON, from the first "[" line
-      { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 * 1024 * 1024 }
+      { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 * 1024 * 1024 }
     ).replace(/^[\s\S]*?^\[/m, "[")
   )
   const tarballs = {}
@@ -93,11 +96,27 @@ export const pack = ({ out = join(root, "dist-packages"), log = () => {} } = {})
     for (const [name, range] of Object.entries(p.peerDependencies)) if (!ours.has(name)) peers[name] ??= range
   }
   const ordered = Object.fromEntries(packages.map((p) => [p.name, tarballs[p.name]]))
-  const result = {
-    tarballs: ordered,
-    peers,
-    install: `npm install ${Object.values(ordered).join(" ")}`
-  }
+  return { tarballs: ordered, peers, install: `npm install ${Object.values(ordered).join(" ")}` }
+}
+
+/**
+ * Builds (`tsc -b`: both lines), packs every publishable package of both lines into `out` (the Effect 4 line into
+ * `out/effect4`) and returns, for each line, the tarball of each package, the peers a user installs beside them,
+ * and the install line.
+ */
+export const pack = ({ out = join(root, "dist-packages"), log = () => {} } = {}) => {
+  const dest = resolve(out)
+  log(
+    `building (tsc -b) and packing ${publishablePackages()
+      .map((p) => p.name)
+      .join(", ")} into ${dest}, and the ` +
+      `Effect 4 line (${publishablePackages(effect4Root)
+        .map((p) => p.name)
+        .join(", ")}) into ${join(dest, "effect4")}`
+  )
+  // stdout is for the result (--json): anything tsc says goes to stderr
+  execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-b"], { cwd: root, stdio: ["ignore", 2, 2] })
+  const result = { ...packProject(root, dest), effect4: packProject(effect4Root, join(dest, "effect4")) }
   writeFileSync(join(dest, "packages.json"), `${JSON.stringify(result, null, 2)}\n`)
   return result
 }
@@ -139,6 +158,17 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       "\nInstall the tarballs together (or at least with service-sdk's): the npm name service-sdk belongs to an" +
         "\nunrelated package, so letting npm resolve it from the registry installs the wrong package."
     )
+    console.log("\nThe Effect 4 line (2.x; see docs/effect4.md):")
+    for (const [name, file] of Object.entries(result.effect4.tarballs)) console.log(`  ${name.padEnd(24)} ${file}`)
+    console.log(
+      "\nIn your Effect 4 project (effect is the only peer; bring an HttpClient layer, e.g. FetchHttpClient):"
+    )
+    console.log(`  npm install effect@${effect4Pinned()}`)
+    console.log(`  ${result.effect4.install}`)
+    const effect4Others = Object.entries(result.effect4.peers).filter(([name]) => name !== "effect")
+    if (effect4Others.length > 0) {
+      console.log(`  (for @service-sdk/redis: ${effect4Others.map(([n, r]) => `${n}@"${r}"`).join(" ")})`)
+    }
   }
 }
 
@@ -147,4 +177,10 @@ function pinnedRange(name, range) {
   const { devDependencies = {} } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
   const pinned = devDependencies[name]
   return pinned !== undefined && /^\d+\.\d+\.\d+$/.test(pinned) ? `~${pinned}` : `"${range}"`
+}
+
+/** The Effect 4 line's pinned effect as a tilde range (`~4.1.0`: `effect/http` is tagged unstable, so the minor is pinned). */
+function effect4Pinned() {
+  const { devDependencies = {} } = JSON.parse(readFileSync(join(effect4Root, "package.json"), "utf8"))
+  return `~${devDependencies.effect}`
 }

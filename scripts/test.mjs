@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// `npm test`: type-check (tsc -b), then every vitest project (the bench smoke test included) with lint (biome) and
-// the API reference (npm run docs) running beside it.
+// `npm test`: type-check (tsc -b, both lines), then every vitest project (the bench smoke test included) with lint
+// (biome) and the API reference (npm run docs) running beside it. The consumer tests run on the supported Node that
+// the Effect 4 line installs (scripts/effect4.mjs), beside the rest; then the Effect 4 line's suites (vitest 5, on
+// that Node). With `--project` arguments only the root vitest runs, with them.
 // Ends with one line `tests: N passed, M failed, K skipped`; exits non-zero on any failure or when N is 0.
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
+import { effect4Dir, effect4Node, effect4Vitest } from "./effect4.mjs"
 
 const root = join(import.meta.dirname, "..")
 const bin = (name) => join(root, "node_modules", ".bin", name)
@@ -45,24 +48,54 @@ const beside = [
   ["lint", runBeside("lint", bin("biome"), ["check", "."])],
   ["docs", runBeside("docs", process.execPath, [join(root, "scripts", "docs", "build.mjs")])]
 ]
-const vitestOk = await new Promise((resolve) => {
-  const args = ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${results}`, ...extraArgs]
-  console.log(`\n> vitest: ${show(bin("vitest"), args)}`)
-  spawn(bin("vitest"), args, { cwd: root, stdio: "inherit", env: process.env }).on("close", (code) =>
-    resolve(code === 0)
-  )
-})
+const vitest = (label, node, script, args, cwd, output) =>
+  new Promise((resolve) => {
+    const all = ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${output}`, ...args]
+    console.log(`\n> ${label}: ${show(node, [script, ...all])}`)
+    spawn(node, [script, ...all], { cwd, stdio: "inherit", env: process.env })
+      // a missing Node or vitest (packages/effect4 not installed: run npm install) fails the step, not the script
+      .on("error", (error) => {
+        console.log(`\n> ${label} could not start: ${error.message} (run npm install)`)
+        resolve(false)
+      })
+      .on("close", (code) => resolve(code === 0))
+  })
+const rootVitest = join(root, "node_modules", "vitest", "vitest.mjs")
+const consumerResults = join(root, ".vitest-results.consumer.json")
+const effect4Results = join(root, ".vitest-results.effect4.json")
+for (const file of [consumerResults, effect4Results]) rmSync(file, { force: true })
+const everything = !extraArgs.some((arg) => arg === "--project" || arg.startsWith("--project="))
+// the consumer tests (npm installs, mostly waiting) on the supported Node, beside the Effect 3 line's suites
+const consumerRun = everything
+  ? vitest("consumer tests (supported Node)", effect4Node, rootVitest, ["--project=*consumer"], root, consumerResults)
+  : Promise.resolve(true)
+const vitestOk = await vitest(
+  "vitest",
+  process.execPath,
+  rootVitest,
+  [...(everything ? ["--project=!*consumer"] : []), ...extraArgs],
+  root,
+  results
+)
+if (everything) {
+  steps.push(["consumer tests", await consumerRun])
+  steps.push([
+    "vitest (Effect 4 line)",
+    await vitest("Effect 4 line", effect4Node, effect4Vitest, [], effect4Dir, effect4Results)
+  ])
+}
 for (const [name, done] of beside) steps.push([name, await done])
 steps.push(["vitest", vitestOk])
 
 let passed = 0
 let failed = 0
 let skipped = 0
-if (existsSync(results)) {
-  const report = JSON.parse(readFileSync(results, "utf8"))
-  passed = report.numPassedTests ?? 0
-  failed = report.numFailedTests ?? 0
-  skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0)
+for (const file of [results, consumerResults, effect4Results]) {
+  if (!existsSync(file)) continue
+  const report = JSON.parse(readFileSync(file, "utf8"))
+  passed += report.numPassedTests ?? 0
+  failed += report.numFailedTests ?? 0
+  skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0)
   // a suite that failed to load has no tests in the counts: count it as a failure
   failed += (report.testResults ?? []).filter(
     (suite) => suite.status === "failed" && suite.assertionResults.length === 0

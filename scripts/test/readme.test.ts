@@ -16,7 +16,7 @@ import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { publishablePackages } from "../pack.mjs"
 // @ts-expect-error: a plain ES module without types
-import { check, docPages, extractBlocks, readmes, run, toModule } from "../readme-check.mjs"
+import { check, docPages, effect3DocPages, extractBlocks, readmes, run, toModule } from "../readme-check.mjs"
 
 const root = join(import.meta.dirname, "..", "..")
 
@@ -29,7 +29,7 @@ describe("README", () => {
   }, 120_000)
 
   it("every TypeScript block of the guides in docs/ compiles as written", async () => {
-    const paths: ReadonlyArray<string> = docPages()
+    const paths: ReadonlyArray<string> = effect3DocPages()
     expect(paths.map((path) => path.split("/").at(-1))).toEqual(
       expect.arrayContaining([
         "install.md",
@@ -70,8 +70,6 @@ describe("README", () => {
       [...readFileSync(file, "utf8").matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
         .map((match) => match[1]!)
         .filter((link) => !/^[a-z]+:/.test(link))
-        // the Effect 4 line's page, written with that line (issue 26): drop this once it is in the tree
-        .filter((link) => !(file.endsWith("/README.md") && link === "docs/effect4.md"))
         .filter((link) => !existsSync(join(dirname(file), link)))
         .map((link) => `${file.slice(root.length + 1)}: ${link}`)
     )

@@ -1,6 +1,8 @@
 /**
- * `npm run bench [-- --quick] [-- --out FILE] [-- --only 1,3]`: the thirteen benchmark parts, a table per part, a
- * summary of the targets, and the JSON (`results/latest.json` for a full run; a quick run writes only with `--out`).
+ * `npm run bench [-- --quick] [-- --out FILE] [-- --only 1,3]`: the Effect 3 line's benchmark parts (1-12 and 16), a
+ * table per part, a summary of the targets, and the JSON (`results/latest.json` for a full run; a quick run writes
+ * only with `--out`); then the two Effect lines side by side (parts 13-15, `packages/effect4/bench`, JSON in
+ * `results/effect4.json`).
  * Every figure is a ratio against something measured in the same run.
  */
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -29,6 +31,7 @@ import { startup } from "./internal/parts/startup.js"
 import { usersMemory } from "./internal/parts/usersMemory.js"
 import { usersRenewals } from "./internal/parts/usersRenewals.js"
 import { formatPart, formatSummary, type PartReport, targets } from "./internal/report.js"
+import { effect4SideBySide } from "./internal/sideBySide.js"
 
 const TOKEN_LATENCY_MS = 20
 
@@ -73,7 +76,8 @@ const PARTS: ReadonlyArray<readonly [number, (context: Context) => Promise<PartR
   [10, usersMemory],
   [11, sharedFile],
   [12, promisePackage],
-  [13, usersRenewals]
+  // 13-15: the Effect 4 line side by side (below)
+  [16, usersRenewals]
 ]
 
 const { values } = parseArgs({
@@ -151,3 +155,8 @@ if (failure !== undefined) {
   console.error(failure)
   process.exitCode = 1
 }
+
+// The Effect 4 line beside the Effect 3 line (parts 13-15): one process on the Effect 4 line's Node, which measures
+// both lines (this process's Node may be older than the Effect 4 line admits).
+const sideBySide = effect4SideBySide({ quick, out: values.out, only })
+if (sideBySide !== 0) process.exitCode = 1

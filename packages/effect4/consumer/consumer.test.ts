@@ -1,0 +1,156 @@
+/**
+ * The Effect 4 line's consumer test: what a user of a fresh Effect 4.1 app installs. `npm run pack`'s code packs both
+ * lines; in a fresh project that depends on `effect@4.1.0`, the Effect 4 line's install line is run as printed (by
+ * npm on the supported Node this project installs), with no warning; `npm ls` shows one copy of `effect`; the
+ * client-credentials example of docs/effect4.md is type-checked and run against the emulator, and its testing
+ * example runs under `@effect/vitest` 4 with the mock `HttpClient`.
+ */
+import { spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type RunningEmulator, startEmulator } from "../service-sdk/test/support/emulator.js"
+
+const root = join(import.meta.dirname, "..", "..", "..")
+const effect4 = join(root, "packages", "effect4")
+const node = process.execPath
+/** The machine's npm, run by this Node (so npm judges `engines` against the Node the app runs on). */
+const npmCli = (() => {
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    try {
+      const real = realpathSync(join(dir, "npm"))
+      if (real.endsWith("npm-cli.js")) return real
+    } catch {}
+  }
+  throw new Error("npm not found on PATH")
+})()
+
+const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}) =>
+  new Promise<{ status: number | null; stdout: string; output: string }>((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk
+    })
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk
+    })
+    child.on("error", reject)
+    child.on("close", (status) => resolve({ status, stdout, output: `${stdout}${stderr}` }))
+  })
+const npm = (args: ReadonlyArray<string>, cwd: string) =>
+  run(node, [npmCli, ...args], cwd, { npm_config_loglevel: "warn" })
+
+const docBlocks = () =>
+  [...readFileSync(join(root, "docs", "effect4.md"), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!)
+
+let app = ""
+let installOutput = ""
+let tarballs: Record<string, string> = {}
+let emulator: RunningEmulator
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), "service-sdk-effect4-consumer-"))
+  const packing = await run(node, [join(root, "scripts", "pack.mjs"), "--out", join(dir, "packs"), "--json"], root)
+  if (packing.status !== 0) throw new Error(`npm run pack failed:\n${packing.output}`)
+  const packed = JSON.parse(packing.stdout) as { effect4: { install: string; tarballs: Record<string, string> } }
+  expect(Object.keys(packed.effect4.tarballs)).toEqual(["service-sdk", "@service-sdk/redis"])
+  tarballs = packed.effect4.tarballs
+
+  app = join(dir, "app")
+  mkdirSync(join(app, "test"), { recursive: true })
+  // a fresh Effect 4.1 app, with @effect/vitest 4 for its tests
+  const pinned = JSON.parse(readFileSync(join(effect4, "package.json"), "utf8")).devDependencies
+  writeFileSync(
+    join(app, "package.json"),
+    JSON.stringify({
+      name: "effect4-consumer-app",
+      private: true,
+      type: "module",
+      dependencies: { effect: pinned.effect },
+      devDependencies: { "@effect/vitest": pinned["@effect/vitest"], vitest: pinned.vitest }
+    })
+  )
+  const base = await npm(["install", "--no-audit", "--no-fund"], app)
+  if (base.status !== 0) throw new Error(`npm install failed:\n${base.output}`)
+  const [, , ...files] = packed.effect4.install.split(" ")
+  const install = await npm(["install", "--no-audit", "--no-fund", ...files], app)
+  installOutput = install.output
+  if (install.status !== 0) throw new Error(`installing the tarballs failed:\n${install.output}`)
+  emulator = await startEmulator()
+}, 600_000)
+
+afterAll(async () => {
+  await emulator?.stop()
+})
+
+describe("a fresh Effect 4.1 app installs the Effect 4 line", () => {
+  it("installs the tarballs with no warning, and keeps one copy of effect (4.1.0)", async () => {
+    expect(installOutput).not.toMatch(/warn|ERESOLVE|peer/i)
+    const ls = await npm(["ls", "effect", "--all", "--json"], app)
+    const versions = new Set<string>()
+    const walk = (deps: Record<string, { version?: string; dependencies?: Record<string, unknown> }> = {}) => {
+      for (const [name, dep] of Object.entries(deps)) {
+        if (name === "effect" && dep.version !== undefined) versions.add(dep.version)
+        walk(dep.dependencies as never)
+      }
+    }
+    walk(JSON.parse(ls.stdout).dependencies)
+    expect([...versions]).toEqual(["4.1.0"])
+    const installed = JSON.parse(readFileSync(join(app, "node_modules", "service-sdk", "package.json"), "utf8"))
+    expect(installed.version).toMatch(/^2\./)
+    expect(installed.peerDependencies).toEqual({ effect: "^4.1.0" })
+  })
+
+  it("type-checks and runs docs/effect4.md's client-credentials example against the emulator", async () => {
+    writeFileSync(join(app, "main.ts"), docBlocks()[0]!)
+    writeFileSync(
+      join(app, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2023",
+          module: "NodeNext",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: []
+        },
+        include: ["main.ts"]
+      })
+    )
+    const typed = await run(join(effect4, "node_modules", ".bin", "tsc"), ["-p", app], app)
+    expect(typed.output).toBe("")
+    const ran = await run(node, ["main.ts"], app, {
+      SERVICE_SDK_AUTH_URL: emulator.authUrl,
+      SERVICE_SDK_API_URL: emulator.apiUrl,
+      SERVICE_SDK_CLIENT_ID: emulator.clientId,
+      SERVICE_SDK_CLIENT_SECRET: emulator.clientSecret
+    })
+    expect(ran.status, ran.output).toBe(0)
+    expect(ran.output).toMatch(/\d+ tracks/)
+    const stats = await emulator.stats()
+    expect(stats.tokenRequests.client_credentials).toBe(1)
+  })
+
+  it("runs docs/effect4.md's testing example under @effect/vitest 4 with the mock HttpClient", async () => {
+    writeFileSync(join(app, "test", "album.test.ts"), docBlocks()[2]!)
+    const tested = await run(node, [join(app, "node_modules", "vitest", "vitest.mjs"), "run"], app)
+    expect(tested.status, tested.output).toBe(0)
+    expect(tested.output).toMatch(/1 passed/)
+  })
+
+  // as the Effect 3 line's consumer test checks its packages (the root's publint and attw)
+  it.each([
+    ["service-sdk", "service-sdk"],
+    ["@service-sdk/redis", "redis"]
+  ])("publint and attw --profile esm-only are clean for %s", async (name, dir) => {
+    const bin = (tool: string) => join(root, "node_modules", ".bin", tool)
+    const publint = await run(bin("publint"), ["run", join(effect4, dir), "--strict"], root)
+    expect(publint.status, publint.output).toBe(0)
+    expect(publint.output).not.toMatch(/warning|error|suggestion/i)
+    const attw = await run(bin("attw"), [tarballs[name]!, "--profile", "esm-only", "--format", "ascii"], root)
+    expect(attw.status, attw.output).toBe(0)
+  })
+})

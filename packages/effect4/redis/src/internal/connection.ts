@@ -1,0 +1,314 @@
+/**
+ * The Redis connection as the cache uses it: an owned connection (from a URL, closed with the scope) or a borrowed
+ * client, its address without credentials for messages, and every command bounded by a timeout with its failures
+ * mapped to `TokenCacheError`. While Redis is away (a failover, a reconnection) a command is tried again until its
+ * timeout; once a wait ran out, commands fail at once until Redis answers one.
+ */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
+import type { Cluster, Redis } from "ioredis"
+import { ConfigurationError, TokenCacheError } from "service-sdk"
+import * as Peer from "./peer.js"
+import * as Server from "./server.js"
+import { describeClient, describeFailure, isTransient, safeCause } from "./shared/redisClient.js"
+import type { ScriptName } from "./shared/redisProtocol.js"
+import { type Commands, defineScripts, script } from "./wire.js"
+
+export interface Connection {
+  /** Where the cache lives, for messages: `redis://host:port/db`, never a user name or password. */
+  readonly address: string
+  /** Runs one command; a failure or a reply later than the command timeout is a TokenCacheError. */
+  readonly run: <A>(what: string, command: (commands: Commands) => Promise<A>) => Effect.Effect<A, TokenCacheError>
+  /** Runs one of the cache's Lua scripts on `key`, as {@link run}. */
+  readonly script: (
+    what: string,
+    name: ScriptName,
+    key: string,
+    ...args: ReadonlyArray<string | number>
+  ) => Effect.Effect<unknown, TokenCacheError>
+  /** What the connection has seen of its servers (see {@link Health}). */
+  readonly health: Health
+  /** The scope the connection lives in: background work of the cache (a write kept until confirmed) runs there. */
+  readonly scope: Scope.Scope
+}
+
+/**
+ * What the connection has seen: whether a server it wrote to had replicas (then a failover may lose acknowledged
+ * writes), and when Redis was last away (a failed command, a closed connection): epoch ms, 0 for never.
+ */
+export interface Health {
+  replicated: boolean
+  awayAt: number
+}
+
+/** Redis' absences are in real time, whatever clock the caller's effects have: other processes see them. */
+export const liveClock = Clock.Clock.defaultValue()
+export const liveMillis = (): number => liveClock.currentTimeMillisUnsafe()
+
+export const DEFAULT_URL = "redis://127.0.0.1:6379"
+
+/** `redis://host:port/db` (or `rediss://`) without credentials, query or fragment; ConfigurationError when invalid. */
+export const parseUrl = Effect.fn("parseUrl")(function* (url: string) {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return yield* new ConfigurationError({ message: "the Redis url is not a valid URL" })
+  }
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
+    return yield* new ConfigurationError({
+      message: `the Redis url must start with redis:// or rediss://, got ${parsed.protocol}`
+    })
+  }
+  const path = parsed.pathname === "/" ? "" : parsed.pathname
+  return {
+    address: `${parsed.protocol}//${parsed.host}${path}`,
+    password: decodeURIComponent(parsed.password)
+  }
+})
+
+/** The first pause between two tries of a command while Redis is away; it doubles up to {@link RETRY_MAX}. */
+const RETRY_FIRST = 25
+const RETRY_MAX = 250
+
+const makeConnection = (
+  client: Redis | Cluster,
+  address: string,
+  timeout: Duration.Duration,
+  secrets: ReadonlyArray<string>,
+  health: Health,
+  scope: Scope.Scope
+): Connection => {
+  const commands = client as unknown as Commands
+  const timeoutMillis = Duration.toMillis(timeout)
+  // Set when a command waited its whole timeout for Redis in vain (a long outage): later commands try once and fail
+  // at once, so a long outage costs one wait, not one per call; the next answer clears it.
+  let away = false
+  const failed = (what: string, cause: unknown, retriedMillis: number) =>
+    new TokenCacheError({
+      message:
+        `Redis ${what} failed on ${address}: ${describeFailure(cause, secrets)}` +
+        (retriedMillis > 0 ? ` (Redis away for ${Math.round(retriedMillis)} ms, given up)` : ""),
+      cause: safeCause(cause, secrets)
+    })
+  const run = <A>(what: string, command: (commands: Commands) => Promise<A>): Effect.Effect<A, TokenCacheError> => {
+    const attempts = Effect.gen(function* () {
+      const start = yield* Clock.currentTimeMillis
+      let pause = RETRY_FIRST
+      while (true) {
+        const result = yield* Effect.result(Effect.tryPromise({ try: () => command(commands), catch: (u) => u }))
+        if (Result.isSuccess(result)) {
+          away = false
+          return result.success
+        }
+        const cause = result.failure
+        const elapsed = (yield* Clock.currentTimeMillis) - start
+        const transient = isTransient(cause)
+        if (transient) health.awayAt = liveMillis()
+        const waitedOut = elapsed + pause >= timeoutMillis
+        if (client.status === "end" || !transient || away || waitedOut) {
+          if (transient && waitedOut) away = true
+          return yield* failed(what, cause, transient ? elapsed : 0)
+        }
+        yield* Effect.sleep(Duration.millis(pause))
+        pause = Math.min(2 * pause, RETRY_MAX)
+      }
+    })
+    // Interruptible even inside an uninterruptible region (the lock's acquire), so that the timeout can abandon a
+    // command that never settles; the caller's own interruption still waits for the region's end.
+    return Effect.interruptible(attempts).pipe(
+      Effect.timeoutOrElse({
+        duration: timeout,
+        orElse: () =>
+          Effect.fail(
+            new TokenCacheError({
+              message: `Redis ${what} on ${address} got no reply within ${Duration.format(timeout)}`
+            })
+          )
+      })
+    )
+  }
+  return {
+    address,
+    run,
+    script: (what, name, key, ...args) => run(what, (redis) => script(redis, name, key, ...args)),
+    health,
+    scope
+  }
+}
+
+/**
+ * Marks Redis away whenever the client loses its connection (a failover, a restart), even while the cache sends
+ * nothing; the listener goes with the scope (a borrowed client outlives the cache).
+ */
+const watchConnection = (client: Redis | Cluster, health: Health) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const away = () => {
+        health.awayAt = liveMillis()
+      }
+      client.on("close", away)
+      return away
+    }),
+    (away) => Effect.sync(() => client.off("close", away))
+  )
+
+/** The connection over a client that is ready: watched, inspected (replicas, eviction policy). */
+const connected = (
+  client: Redis | Cluster,
+  address: string,
+  timeout: Duration.Duration,
+  secrets: ReadonlyArray<string>
+) =>
+  Effect.gen(function* () {
+    const health: Health = { replicated: false, awayAt: 0 }
+    yield* watchConnection(client, health)
+    const connection = makeConnection(client, address, timeout, secrets, health, yield* Effect.scope)
+    yield* Server.inspect(client, connection)
+    return connection
+  })
+
+/**
+ * Waits until a client is `ready` (connecting a lazy one), for at most `timeout`: a client that cannot connect is a
+ * TokenCacheError that says why, never a hang. A closed client is a ConfigurationError.
+ */
+const awaitReady = (
+  client: Redis | Cluster,
+  address: string,
+  timeout: Duration.Duration
+): Effect.Effect<void, TokenCacheError | ConfigurationError> =>
+  Effect.suspend((): Effect.Effect<void, TokenCacheError | ConfigurationError> => {
+    if (client.status === "ready") return Effect.void
+    if (client.status === "end") {
+      return Effect.fail(
+        new ConfigurationError({
+          message: `the Redis client for ${address} is closed (quit or disconnected): pass a client that is open`
+        })
+      )
+    }
+    let lastError: unknown
+    return Effect.callback<void>((resume) => {
+      const onReady = () => resume(Effect.void)
+      const onError = (error: unknown) => {
+        lastError = error
+      }
+      client.once("ready", onReady)
+      client.on("error", onError)
+      client.on("sentinelError", onError)
+      if (client.status === "wait") client.connect().catch(onError)
+      return Effect.sync(() => {
+        client.off("ready", onReady)
+        client.off("error", onError)
+        client.off("sentinelError", onError)
+      })
+    }).pipe(
+      Effect.timeoutOrElse({
+        duration: timeout,
+        orElse: () => {
+          const reason =
+            lastError === undefined
+              ? `status ${client.status}`
+              : /invalid reply: null|No such master/.test(describeFailure(lastError))
+                ? `no sentinel knows the master name (${describeFailure(lastError)})`
+                : describeFailure(lastError)
+          return Effect.fail(
+            new TokenCacheError({
+              message: `the Redis client for ${address} is not ready after ${Duration.format(timeout)}: ${reason}`,
+              ...(lastError === undefined ? {} : { cause: safeCause(lastError) })
+            })
+          )
+        }
+      })
+    )
+  })
+
+/** A client the caller owns and closes: used as is, once it is ready. */
+export const borrow = (
+  client: Redis | Cluster,
+  timeout: Duration.Duration
+): Effect.Effect<Connection, TokenCacheError | ConfigurationError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const address = describeClient(client)
+    defineScripts(client)
+    yield* awaitReady(client, address, timeout)
+    return yield* connected(client, address, timeout, [])
+  })
+
+/**
+ * A connection of our own to `url`, connected before it is returned (so a wrong address fails here) and closed
+ * with the scope. It fails commands fast while Redis is away instead of queueing them for long. A TLS mismatch
+ * (`rediss://` to a plain server, `redis://` to a TLS one) is a ConfigurationError that says so, found out as soon
+ * as the first try fails or stalls; a missing `ioredis` is a ConfigurationError that says to install it.
+ */
+export const open = (
+  url: string,
+  timeout: Duration.Duration
+): Effect.Effect<Connection, TokenCacheError | ConfigurationError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { address, password } = yield* parseUrl(url)
+    const secrets = password === "" ? [] : [password]
+    const millis = Math.max(1, Math.round(Duration.toMillis(timeout)))
+    const ioredis = yield* Peer.ioredis
+    let lastError: unknown
+    const client = yield* Effect.acquireRelease(
+      Effect.try({
+        try: () => {
+          const redis = new ioredis.Redis(url, {
+            lazyConnect: true,
+            connectTimeout: millis,
+            // ioredis' own bound on each reply; commands fail at once while Redis is away (no offline queue), a command
+            // in flight at a disconnection fails at once (`run` tries it again) and is never sent again by ioredis
+            // after it (it could take a lock nobody holds)
+            commandTimeout: millis,
+            enableOfflineQueue: false,
+            autoResendUnfulfilledCommands: false,
+            maxRetriesPerRequest: 0,
+            retryStrategy: (times) => Math.min(100 * times, 2000)
+          })
+          defineScripts(redis)
+          // The failing command reports the error; without a listener ioredis would print every reconnect failure.
+          redis.on("error", (error) => {
+            lastError = error
+          })
+          return redis
+        },
+        catch: Peer.missing
+      }),
+      // QUIT lets pending replies arrive; it is abandoned after a second, and a connection that is not ready is
+      // just dropped.
+      (redis) =>
+        Effect.interruptible(
+          Effect.promise(() => (redis.status === "ready" ? redis.quit().catch(() => "OK") : Promise.resolve("OK")))
+        ).pipe(Effect.timeout("1 second"), Effect.ignore, Effect.ensuring(Effect.sync(() => redis.disconnect())))
+    )
+    const connecting = Effect.interruptible(Effect.tryPromise({ try: () => client.connect(), catch: (u) => u }))
+    yield* Effect.raceFirst(
+      connecting,
+      // `rediss://` to a plain server: ioredis would wait for the handshake until the timeout
+      Effect.flatMap(Server.plainServer(url, address), Effect.fail)
+    ).pipe(
+      Effect.timeoutOrElse({
+        duration: timeout,
+        orElse: () => Effect.fail(new Error(`no connection within ${Duration.format(timeout)}`))
+      }),
+      Effect.catch((cause) =>
+        Effect.gen(function* () {
+          client.disconnect()
+          if (cause instanceof ConfigurationError) return yield* cause
+          // `redis://` to a TLS server: it closes the connection, which looks like any failure to connect
+          const mismatch = yield* Server.tlsServer(url, address)
+          if (mismatch !== undefined) return yield* mismatch
+          // ioredis rejects `connect()` with "Connection is closed."; the 'error' event has the reason.
+          const reason = lastError ?? cause
+          return yield* new TokenCacheError({
+            message: `cannot connect to Redis at ${address}: ${describeFailure(reason, secrets)}`,
+            cause: safeCause(reason, secrets)
+          })
+        })
+      )
+    )
+    return yield* connected(client, address, timeout, secrets)
+  })

@@ -1,0 +1,91 @@
+/**
+ * App-only tokens (RFC 6749 §4.4): fetched, cached and renewed before expiry, one request for many callers.
+ *
+ * @since 2.0.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
+import * as Layer from "effect/Layer"
+import type { ProtocolOptions } from "./internal/config.js"
+import * as Provider from "./internal/provider.js"
+import * as SingleFlight from "./internal/singleFlight.js"
+import type { ConfigurationError } from "./ServiceError.js"
+import * as TokenProvider from "./TokenProvider.js"
+
+/**
+ * The protocol's options (`OAuthClient.Options`) with ownership: `tokenCache` (default memory) and `skew` (30 s).
+ *
+ * @since 2.0.0
+ */
+export type Options = Omit<ProtocolOptions, "redirectUri" | "publicClient" | "issuer"> & Provider.OwnershipOptions
+
+/**
+ * A provider of app tokens, over the `HttpClient` in context. When a shared cache cannot be reached it renews in
+ * this process alone (a warning is logged; sharing resumes when the cache answers).
+ *
+ * @since 2.0.0
+ */
+export const make = (
+  options: Options = {}
+): Effect.Effect<TokenProvider.Service, ConfigurationError, HttpClient.HttpClient> =>
+  Effect.gen(function* () {
+    const resolved = yield* Provider.resolve(options)
+    const { oauth, protocol } = resolved
+    const flight = yield* SingleFlight.make({
+      name: "ClientCredentials",
+      cache: resolved.cache,
+      skewMillis: resolved.skewMillis,
+      refreshAheadMillis: resolved.refreshAheadMillis,
+      renew: () => Effect.map(oauth.clientCredentials(), (token) => Provider.bind(protocol, token)),
+      accepts: Provider.accepts(protocol),
+      whenCacheDown: "local",
+      entryGone: "keep"
+    })
+    return TokenProvider.TokenProvider.of({
+      getAccessToken: flight.getAccessToken,
+      forceRefresh: flight.forceRefresh
+    })
+  })
+
+/**
+ * The client-credentials provider as a service (it is also the `TokenProvider` its layer provides).
+ *
+ * @since 2.0.0
+ */
+export class ClientCredentials extends Context.Service<ClientCredentials, TokenProvider.Service>()(
+  "service-sdk/ClientCredentials"
+) {
+  /** {@link make} */
+  static make(options?: Options) {
+    return make(options)
+  }
+  /** {@link layer} */
+  static layer(options?: Options) {
+    return layer(options)
+  }
+}
+
+/**
+ * {@link make} as a layer of both `ClientCredentials` and `TokenProvider` (for `ServiceClient.layer()`).
+ *
+ * @since 2.0.0
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<ClientCredentials | TokenProvider.TokenProvider, ConfigurationError, HttpClient.HttpClient> =>
+  Layer.effectContext(
+    Effect.map(make(options), (service) =>
+      Context.make(ClientCredentials, service).pipe(Context.add(TokenProvider.TokenProvider, service))
+    )
+  )
+
+/**
+ * The types that go with {@link ClientCredentials}.
+ *
+ * @since 2.0.0
+ */
+export declare namespace ClientCredentials {
+  export type Service = TokenProvider.Service
+  export type Options = import("./ClientCredentials.js").Options
+}

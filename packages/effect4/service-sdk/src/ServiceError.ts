@@ -1,0 +1,141 @@
+/**
+ * The errors the SDK raises. Every one is an instance of {@link ServiceError}, is yieldable, carries a literal
+ * `_tag` for `Effect.catchTag`, and never holds a secret, token, code or Authorization header.
+ *
+ * @since 2.0.0
+ */
+import * as Data from "effect/Data"
+import type * as Duration from "effect/Duration"
+
+/**
+ * The decoded body of an OAuth error response (RFC 6749 §5.2), or a description of a malformed response.
+ *
+ * @since 2.0.0
+ */
+export interface ErrorPayload {
+  readonly error: string
+  readonly error_description?: string | undefined
+  readonly error_uri?: string | undefined
+}
+
+/**
+ * The base class of every SDK error (`instanceof ServiceError` works in plain code).
+ *
+ * @since 2.0.0
+ */
+export abstract class ServiceError extends Data.Error<{ readonly message: string; readonly cause?: unknown }> {
+  abstract readonly _tag:
+    | "AuthenticationError"
+    | "ConfigurationError"
+    | "TransportError"
+    | "ApiError"
+    | "RateLimitError"
+    | "TokenCacheError"
+}
+
+/**
+ * The token endpoint rejected the request, a token response was malformed, an authorization callback carried an
+ * error or a wrong state, there is no token to refresh, or the API still answered 401 after one forced refresh.
+ *
+ * @since 2.0.0
+ */
+export class AuthenticationError extends ServiceError {
+  readonly _tag = "AuthenticationError" as const
+  declare readonly status?: number | undefined
+  declare readonly payload?: ErrorPayload | undefined
+  constructor(args: {
+    readonly message: string
+    readonly status?: number | undefined
+    readonly payload?: ErrorPayload | undefined
+  }) {
+    super(args)
+  }
+}
+
+/**
+ * Missing or conflicting options, or options that cannot work (a bad URL, a port in use, an empty code).
+ *
+ * @since 2.0.0
+ */
+export class ConfigurationError extends ServiceError {
+  readonly _tag = "ConfigurationError" as const
+  constructor(args: { readonly message: string }) {
+    super(args)
+  }
+}
+
+/**
+ * The network failed (connection refused or reset, a timeout) or the token endpoint kept answering 5xx or 429
+ * after every retry.
+ *
+ * @since 2.0.0
+ */
+export class TransportError extends ServiceError {
+  readonly _tag = "TransportError" as const
+  declare readonly status?: number | undefined
+  constructor(args: { readonly message: string; readonly status?: number | undefined; readonly cause?: unknown }) {
+    super(args)
+  }
+}
+
+/**
+ * The data API answered with a non-2xx status other than 401 and 429 (after retries, for 5xx).
+ *
+ * @since 2.0.0
+ */
+export class ApiError extends ServiceError {
+  readonly _tag = "ApiError" as const
+  declare readonly status: number
+  declare readonly payload?: unknown
+  constructor(args: { readonly message: string; readonly status: number; readonly payload?: unknown }) {
+    super(args)
+  }
+}
+
+/**
+ * The data API answered 429 and either the retries ran out or `Retry-After` asked for longer than `maxRetryAfter`.
+ *
+ * @since 2.0.0
+ */
+export class RateLimitError extends ServiceError {
+  readonly _tag = "RateLimitError" as const
+  declare readonly retryAfter: Duration.Duration
+  constructor(args: { readonly message: string; readonly retryAfter: Duration.Duration }) {
+    super(args)
+  }
+}
+
+/**
+ * A token cache backend (file system, Redis) failed.
+ *
+ * @since 2.0.0
+ */
+export class TokenCacheError extends ServiceError {
+  readonly _tag = "TokenCacheError" as const
+  constructor(args: { readonly message: string; readonly cause?: unknown }) {
+    super(args)
+  }
+}
+
+for (const ErrorClass of [
+  AuthenticationError,
+  ConfigurationError,
+  TransportError,
+  ApiError,
+  RateLimitError,
+  TokenCacheError
+]) {
+  Object.defineProperty(ErrorClass.prototype, "name", {
+    value: ErrorClass.name,
+    enumerable: false,
+    configurable: true,
+    writable: true
+  })
+}
+
+/**
+ * Whether a value is one of the SDK's errors (any `ServiceError` subclass), for plain code and `Effect.catchIf`.
+ *
+ * @since 2.0.0
+ */
+export const isServiceError = (u: unknown): u is ServiceError => u instanceof ServiceError

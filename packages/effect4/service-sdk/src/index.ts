@@ -1,0 +1,57 @@
+/**
+ * service-sdk for Effect 4: call the Service's web API without handling OAuth tokens by hand.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ * import { ServiceClient } from "service-sdk"
+ *
+ * const program = Effect.gen(function* () {
+ *   const client = yield* ServiceClient
+ *   return yield* client.albums.get("6akEvsycLGftJxYudPjmqK")
+ * })
+ *
+ * program.pipe(
+ *   Effect.provide(ServiceClient.layerClientCredentials().pipe(Layer.provide(FetchHttpClient.layer))),
+ *   Effect.runPromise
+ * )
+ * ```
+ *
+ * @since 2.0.0
+ */
+export { AuthorizationCode } from "./AuthorizationCode.js"
+export { type AuthorizeLocalOptions, authorizeLocal } from "./authorizeLocal.js"
+export { ClientCredentials } from "./ClientCredentials.js"
+export { OAuthClient } from "./OAuthClient.js"
+export * as Pkce from "./Pkce.js"
+export {
+  type Error as ServiceClientError,
+  type HttpError as ServiceClientHttpError,
+  type Options as ServiceClientOptions,
+  ServiceClient,
+  type Service as ServiceClientService
+} from "./ServiceClient.js"
+export {
+  ApiError,
+  AuthenticationError,
+  ConfigurationError,
+  type ErrorPayload,
+  isServiceError,
+  RateLimitError,
+  ServiceError,
+  TokenCacheError,
+  TransportError
+} from "./ServiceError.js"
+export * as TokenCache from "./TokenCache.js"
+export * as TokenStore from "./TokenStore.js"
+export { TokenInfo, type TokenInfoJson, TokenInfoJsonSchema } from "./TokenInfo.js"
+export { TokenProvider, type Service as TokenProviderService } from "./TokenProvider.js"
+export { UserTokens, type Service as UserTokensService } from "./UserTokens.js"
+/**
+ * Server-supplied text made safe to show (escape sequences, control, bidi and invisible characters removed, capped),
+ * and a token shortened to tell two apart without being usable.
+ *
+ * @since 2.0.0
+ */
+export { cleanUntrustedText, maskToken } from "./internal/shared/redact.js"

@@ -1,0 +1,140 @@
+/**
+ * `ServiceClient.request` and the typed resources: one request through the policy, its answer decoded through a
+ * Schema; a non-2xx answer is ApiError (its text masked of the bearer token, cleaned and capped).
+ */
+import * as Effect from "effect/Effect"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import {
+  ApiError,
+  type AuthenticationError,
+  type RateLimitError,
+  type TokenCacheError,
+  type TransportError
+} from "../../ServiceError.js"
+import { cleanUntrustedText, maskJson } from "../shared/redact.js"
+import type { Answer, Policy } from "./requestPolicy.js"
+import { apiErrorMessage, errorPayload } from "./requestPolicy.js"
+import * as Schemas from "./schemas.js"
+
+export type Query = Readonly<Record<string, string | number | boolean | ReadonlyArray<string | number> | undefined>>
+
+export interface RequestOptions<A> {
+  readonly query?: Query | undefined
+  readonly body?: unknown
+  readonly schema?: Schema.Codec<A, any> | undefined
+}
+
+export type RequestError = ApiError | AuthenticationError | RateLimitError | TransportError | TokenCacheError
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
+
+export type Request = <A = unknown>(
+  method: HttpMethod,
+  path: string,
+  options?: RequestOptions<A>
+) => Effect.Effect<A, RequestError>
+
+const queryParams = (query: Query): Array<[string, string]> =>
+  Object.entries(query).flatMap(
+    ([key, value]): Array<[string, string]> =>
+      value === undefined
+        ? []
+        : Array.isArray(value)
+          ? value.map((item): [string, string] => [key, String(item)])
+          : [[key, String(value)]]
+  )
+
+const utf8 = new TextDecoder()
+
+export const make = (send: Policy["send"]): Request => {
+  const interpret = <A>(answer: Answer, label: string, schema: Schema.Codec<A, any> | undefined) =>
+    Effect.gen(function* () {
+      const status = answer.status
+      if (status < 200 || status >= 300) {
+        // The API may echo the request: its bearer token never reaches the error.
+        const payload = maskJson(errorPayload(answer.body), [Redacted.value(answer.token)])
+        const detail = apiErrorMessage(payload)
+        return yield* new ApiError({
+          message: `${label} failed with ${status}${detail !== undefined ? `: ${cleanUntrustedText(detail)}` : ""}`,
+          status,
+          payload
+        })
+      }
+      const text = utf8.decode(answer.body)
+      let body: unknown
+      if (status !== 204 && text.trim() !== "") {
+        try {
+          body = JSON.parse(text)
+        } catch {
+          return yield* new ApiError({ message: `the API's answer to ${label} (${status}) is not JSON`, status })
+        }
+      }
+      if (schema === undefined) return body as A
+      return yield* Schema.decodeUnknownEffect(schema)(body).pipe(
+        Effect.mapError(
+          () =>
+            new ApiError({
+              message:
+                body === undefined
+                  ? `the API's answer to ${label} (${status}) has no body, and one was expected`
+                  : `unexpected answer to ${label} (${status}): it does not match the expected shape`,
+              status
+            })
+        )
+      ) as Effect.Effect<A, ApiError>
+    })
+
+  return (method, path, options = {}) => {
+    const label = `${method} ${path}`
+    return Effect.suspend(() => {
+      let request = HttpClientRequest.make(method)(path).pipe(HttpClientRequest.acceptJson)
+      if (options.query !== undefined) request = HttpClientRequest.setUrlParams(request, queryParams(options.query))
+      if (options.body !== undefined) request = HttpClientRequest.bodyJsonUnsafe(request, options.body)
+      return Effect.flatMap(send(request), (answer) => interpret(answer, label, options.schema))
+    }).pipe(
+      Effect.withSpan("ServiceClient.request", { attributes: { "http.request.method": method, "url.path": path } })
+    )
+  }
+}
+
+const segment = (value: string) => encodeURIComponent(value)
+
+const MaybePlaybackState = Schema.UndefinedOr(Schemas.PlaybackState)
+
+/** The typed resources of the data API (DESIGN section 5), each one `request` with its method, path and Schema. */
+export const resources = (request: Request) => ({
+  users: {
+    me: request("GET", "/me", { schema: Schemas.User })
+  },
+  albums: {
+    get: (id: string) => request("GET", `/albums/${segment(id)}`, { schema: Schemas.Album })
+  },
+  library: {
+    savedTracks: (options: { readonly limit?: number | undefined; readonly offset?: number | undefined } = {}) =>
+      request("GET", "/me/tracks", {
+        query: { limit: options.limit, offset: options.offset },
+        schema: Schemas.SavedTracksPage
+      }),
+    // nothing to save is not worth a request (and the API would answer 400)
+    saveTracks: (ids: ReadonlyArray<string>) =>
+      ids.length === 0 ? Effect.void : Effect.asVoid(request("PUT", "/me/tracks", { query: { ids: ids.join(",") } }))
+  },
+  follows: {
+    followedArtists: (options: { readonly limit?: number | undefined; readonly after?: string | undefined } = {}) =>
+      request("GET", "/me/following", {
+        query: { type: "artist", limit: options.limit, after: options.after },
+        schema: Schemas.FollowedArtists
+      })
+  },
+  player: {
+    // 204 or an empty 200: nothing is playing
+    playbackState: Effect.map(request("GET", "/me/player", { schema: MaybePlaybackState }), Option.fromUndefinedOr)
+  },
+  playlists: {
+    addItems: (id: string, uris: ReadonlyArray<string>) =>
+      request("POST", `/playlists/${segment(id)}/items`, { body: { uris }, schema: Schemas.PlaylistSnapshot })
+  }
+})

@@ -1,0 +1,236 @@
+/**
+ * The client's request policy for data API calls, in one place:
+ *
+ * - the bearer token is asked of the provider on every attempt; a token failure surfaces as is and is never retried
+ *   here (the provider already retried its own endpoint: no nested retry storms);
+ * - each attempt (headers and body) is bounded by `timeout`; the body is read within the attempt;
+ * - transport failures, timeouts and 5xx are retried with the shared backoff, up to `maxRetries`, for idempotent
+ *   methods (RFC 9110 §9.2.2); a non-idempotent request only on a 429 or a 503 with `Retry-After`;
+ * - 429 waits `Retry-After` (1 s when absent); a wait longer than `maxRetryAfter` fails at once with RateLimitError,
+ *   as do 429s that outlast the retries;
+ * - 401 forces one token refresh (`forceRefresh(rejected)`) and one more round; a second 401 is AuthenticationError;
+ * - a 5xx that outlasts the retries is the answer (`request` makes it ApiError).
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Redacted from "effect/Redacted"
+import { AuthenticationError, RateLimitError, type TokenCacheError, TransportError } from "../../ServiceError.js"
+import { parseRetryAfter, Retryable, withRetries } from "../retry.js"
+import { describeCause, maskJson, maskSecrets, safeCause } from "../shared/redact.js"
+
+export interface PolicyConfig {
+  /** The API's base URL, without a trailing slash. */
+  readonly apiUrl: string
+  readonly timeout: Duration.Duration
+  readonly maxRetries: number
+  readonly maxRetryAfter: Duration.Duration
+}
+
+type TokenFailure = AuthenticationError | TransportError | TokenCacheError
+
+/** Where the bearer token comes from. A fixed token has no `forceRefresh`: a 401 is final. */
+export interface TokenSource {
+  readonly getAccessToken: Effect.Effect<Redacted.Redacted<string>, TokenFailure>
+  readonly forceRefresh?:
+    | ((rejected: Redacted.Redacted<string>) => Effect.Effect<Redacted.Redacted<string>, TokenFailure>)
+    | undefined
+}
+
+export type PolicyError = AuthenticationError | RateLimitError | TransportError | TokenCacheError
+
+/** The wait for a 429 without `Retry-After`. */
+export const DEFAULT_RETRY_AFTER = Duration.seconds(1)
+
+/** RFC 9110 §9.2.2: repeating these has the effect of sending them once. */
+export const isIdempotent = (method: string): boolean =>
+  method === "GET" || method === "HEAD" || method === "PUT" || method === "DELETE" || method === "OPTIONS"
+
+/** An answer of the API, read in full within its attempt, and the bearer token it was obtained with. */
+export interface Answer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: ArrayBuffer
+  readonly token: Redacted.Redacted<string>
+}
+
+/** A 5xx worth another attempt; when the retries run out, it is the answer. */
+class ServerError {
+  constructor(readonly answer: Answer) {}
+}
+
+type RetryableFailure = RateLimitError | TransportError | ServerError
+
+/** A path or URL under `apiUrl`. URLs already under it are kept (paging's `next`); anything else is appended. */
+export const resolveUrl = (apiUrl: string, url: string): string =>
+  url === apiUrl || url.startsWith(`${apiUrl}/`) || url.startsWith(`${apiUrl}?`)
+    ? url
+    : `${apiUrl}${url.startsWith("/") ? "" : "/"}${url}`
+
+const utf8 = new TextDecoder()
+
+/** The decoded JSON body of an error response, or undefined when it is empty or not JSON. */
+export const errorPayload = (body: ArrayBuffer): unknown => {
+  try {
+    return JSON.parse(utf8.decode(body))
+  } catch {
+    return undefined
+  }
+}
+
+const stringField = (value: unknown, key: string): string | undefined => {
+  if (typeof value !== "object" || value === null) return undefined
+  const field = (value as Record<string, unknown>)[key]
+  return typeof field === "string" && field.trim() !== "" ? field : undefined
+}
+
+/** The API's own words: `error.message`, else `error_description`, `error` or `message`; clipped. */
+export const apiErrorMessage = (payload: unknown): string | undefined => {
+  const text =
+    stringField((payload as Record<string, unknown> | null)?.error, "message") ??
+    stringField(payload, "error_description") ??
+    stringField(payload, "error") ??
+    stringField(payload, "message")
+  return text === undefined ? undefined : text.length > 300 ? `${text.slice(0, 300)}…` : text.trim()
+}
+
+const describe = (request: HttpClientRequest.HttpClientRequest) => `${request.method} ${request.url}`
+
+export interface Policy {
+  /** Sends a request (path or URL under `apiUrl`) through the policy; the answer is read in full. */
+  readonly send: (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<Answer, PolicyError>
+  /** The same, as an `HttpClient` whose responses hold the request without the token. */
+  readonly http: HttpClient.HttpClient.With<PolicyError>
+}
+
+export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: HttpClient.HttpClient): Policy => {
+  const { maxRetryAfter, timeout } = config
+
+  const classify = (request: HttpClientRequest.HttpClientRequest, answer: Answer) =>
+    Effect.gen(function* () {
+      if (answer.status === 429) {
+        const retryAfter = (yield* parseRetryAfter(answer.headers["retry-after"])) ?? DEFAULT_RETRY_AFTER
+        if (Duration.isGreaterThan(retryAfter, maxRetryAfter)) {
+          return yield* new RateLimitError({
+            message: `the API is rate limiting requests (429 on ${describe(request)}) and asks to wait ${Duration.format(retryAfter)}, longer than maxRetryAfter (${Duration.format(maxRetryAfter)})`,
+            retryAfter
+          })
+        }
+        return yield* Effect.fail(
+          new Retryable<RetryableFailure>(
+            new RateLimitError({
+              message: `the API kept rate limiting requests (429 on ${describe(request)}) after every retry; retry after ${Duration.format(retryAfter)}`,
+              retryAfter
+            }),
+            retryAfter
+          )
+        )
+      }
+      const retryAfter = answer.status === 503 ? yield* parseRetryAfter(answer.headers["retry-after"]) : undefined
+      const retryable =
+        (isIdempotent(request.method) || retryAfter !== undefined) &&
+        !(retryAfter !== undefined && Duration.isGreaterThan(retryAfter, maxRetryAfter))
+      return retryable
+        ? yield* Effect.fail(new Retryable<RetryableFailure>(new ServerError(answer), retryAfter))
+        : answer
+    })
+
+  const attempt = (request: HttpClientRequest.HttpClientRequest, token: Redacted.Redacted<string>) =>
+    httpClient.execute(HttpClientRequest.bearerToken(request, Redacted.value(token))).pipe(
+      Effect.flatMap((response) =>
+        Effect.map(response.arrayBuffer, (body) => ({ status: response.status, headers: response.headers, body }))
+      ),
+      Effect.catchTag("HttpClientError", (cause) => {
+        const error = new TransportError({
+          message: `cannot reach the API (${describe(request)}): ${maskSecrets(describeCause(cause.reason), [Redacted.value(token)])}`,
+          cause: safeCause(cause.reason)
+        })
+        return Effect.fail(isIdempotent(request.method) ? new Retryable<RetryableFailure>(error) : error)
+      }),
+      Effect.timeoutOrElse({
+        duration: timeout,
+        orElse: () => {
+          const error = new TransportError({
+            message: `the API did not answer ${describe(request)} within ${Duration.format(timeout)}`
+          })
+          return Effect.fail(isIdempotent(request.method) ? new Retryable<RetryableFailure>(error) : error)
+        }
+      }),
+      Effect.flatMap(({ status, headers, body }) => {
+        const answer: Answer = { status, headers, body, token }
+        return status === 429 || status >= 500 ? classify(request, answer) : Effect.succeed(answer)
+      })
+    )
+
+  const round = (
+    request: HttpClientRequest.HttpClientRequest,
+    token: Effect.Effect<Redacted.Redacted<string>, TokenFailure>
+  ) =>
+    withRetries(
+      Effect.flatMap(token, (used) => attempt(request, used)),
+      config.maxRetries
+    ).pipe(
+      Effect.catchIf(
+        (failure): failure is ServerError => failure instanceof ServerError,
+        (failure) => Effect.succeed(failure.answer)
+      )
+    ) as Effect.Effect<Answer, PolicyError>
+
+  const rejected = (
+    request: HttpClientRequest.HttpClientRequest,
+    payload: unknown,
+    refreshed: boolean,
+    used: ReadonlyArray<Redacted.Redacted<string>>
+  ) => {
+    // The API may echo the request: the bearer tokens it was sent never reach the error.
+    const detail = apiErrorMessage(maskJson(payload, used.map(Redacted.value)))
+    return new AuthenticationError({
+      message: `the API rejected the access token (401 on ${describe(request)})${
+        refreshed
+          ? " even after a token refresh"
+          : tokens.forceRefresh === undefined
+            ? "; a fixed access token cannot be refreshed"
+            : ""
+      }${detail !== undefined ? `: ${detail}` : ""}`,
+      status: 401,
+      payload: { error: "invalid_token", ...(detail !== undefined ? { error_description: detail } : {}) }
+    })
+  }
+
+  const execute = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<Answer, PolicyError> =>
+    Effect.flatMap(round(request, tokens.getAccessToken), (first) => {
+      if (first.status !== 401) return Effect.succeed(first)
+      const forceRefresh = tokens.forceRefresh
+      if (forceRefresh === undefined) {
+        return Effect.fail(rejected(request, errorPayload(first.body), false, [first.token]))
+      }
+      return Effect.gen(function* () {
+        yield* Effect.logDebug(`${describe(request)}: answered 401, forcing one token refresh`)
+        const fresh = yield* forceRefresh(first.token)
+        const second = yield* round(request, Effect.succeed(fresh))
+        if (second.status !== 401) return second
+        return yield* rejected(request, errorPayload(second.body), true, [first.token, fresh, second.token])
+      })
+    })
+
+  const send = (request: HttpClientRequest.HttpClientRequest) =>
+    execute(HttpClientRequest.setUrl(request, resolveUrl(config.apiUrl, request.url)))
+
+  // responses are made again on the request as it was before the token was attached
+  const http = HttpClient.makeWith(
+    (request: Effect.Effect<HttpClientRequest.HttpClientRequest>) =>
+      Effect.flatMap(request, (req) =>
+        Effect.map(execute(req), (answer) => {
+          const empty = answer.body.byteLength === 0 || [204, 205, 304].includes(answer.status)
+          return HttpClientResponse.fromWeb(
+            req,
+            new Response(empty ? null : answer.body, { status: answer.status, headers: Object.entries(answer.headers) })
+          )
+        })
+      ),
+    (request) => Effect.succeed(HttpClientRequest.setUrl(request, resolveUrl(config.apiUrl, request.url)))
+  )
+  return { send, http }
+}

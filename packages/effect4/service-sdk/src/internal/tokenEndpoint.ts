@@ -1,0 +1,238 @@
+/**
+ * The token-endpoint exchange (RFC 6749 §3.2), shared by every grant: client authentication and the form body
+ * (`shared/grant.ts`), one timed attempt, the retry policy, and the decoding of the answer into a {@link TokenInfo}.
+ */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import type * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import { AuthenticationError, type ErrorPayload, TransportError } from "../ServiceError.js"
+import { TokenInfo } from "../TokenInfo.js"
+import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
+import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "./shared/backoff.js"
+import { clientAuthentication, type GrantForm, grantParameters, requestSecrets } from "./shared/grant.js"
+import { cleanUntrustedText, describeCause, isVisibleAscii, maskSecrets, safeCause } from "./shared/redact.js"
+
+/** A grant, its secrets still `Redacted` (unwrapped only when the form is built). */
+export type Grant =
+  | { readonly grant_type: "client_credentials"; readonly scope?: string | undefined }
+  | {
+      readonly grant_type: "authorization_code"
+      readonly code: Redacted.Redacted<string>
+      readonly redirect_uri: string
+      readonly code_verifier?: Redacted.Redacted<string> | undefined
+    }
+  | {
+      readonly grant_type: "refresh_token"
+      readonly refresh_token: Redacted.Redacted<string>
+      readonly scope?: string | undefined
+    }
+
+export interface TokenEndpointConfig {
+  readonly authUrl: string
+  readonly clientId: string
+  /** None for a public client (RFC 6749 §2.1). */
+  readonly clientSecret: Redacted.Redacted<string> | undefined
+  readonly timeout: Duration.Duration
+  readonly maxRetries: number
+}
+
+/** A token endpoint bound to its configuration: one call per grant, retried by the shared policy. */
+export type TokenEndpoint = (grant: Grant) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
+
+const formOf = (grant: Grant): GrantForm => {
+  switch (grant.grant_type) {
+    case "client_credentials":
+      return grant
+    case "authorization_code":
+      return {
+        grant_type: "authorization_code",
+        code: Redacted.value(grant.code),
+        redirect_uri: grant.redirect_uri,
+        code_verifier: grant.code_verifier === undefined ? undefined : Redacted.value(grant.code_verifier)
+      }
+    case "refresh_token":
+      return { grant_type: "refresh_token", refresh_token: Redacted.value(grant.refresh_token), scope: grant.scope }
+  }
+}
+
+/** RFC 6749 §5.1, with `expires_in` required: a token without a lifetime cannot be renewed on time. */
+const TokenResponse = Schema.Struct({
+  access_token: Schema.NonEmptyString,
+  token_type: Schema.optional(Schema.NullOr(Schema.String)),
+  expires_in: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)),
+  refresh_token: Schema.optional(Schema.NullOr(Schema.String)),
+  scope: Schema.optional(Schema.NullOr(Schema.String)),
+  /** When the refresh token (so the sign-in) ends, in seconds from now (the Service's 2026 rule) */
+  refresh_token_expires_in: Schema.optional(Schema.NullOr(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))))
+})
+const decodeTokenResponse = Schema.decodeUnknownResult(TokenResponse)
+
+/** Which fields of a token response are wrong, without echoing any value (one of them may be the token). */
+const describeIssues = (body: unknown): string => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return "the body is not a JSON object"
+  const record = body as Record<string, unknown>
+  const wrong: Array<string> = []
+  if (typeof record.access_token !== "string" || record.access_token === "") wrong.push("access_token")
+  if (typeof record.expires_in !== "number" || !Number.isFinite(record.expires_in) || record.expires_in < 0) {
+    wrong.push("expires_in")
+  }
+  for (const key of ["token_type", "refresh_token", "scope"]) {
+    if (record[key] !== undefined && record[key] !== null && typeof record[key] !== "string") wrong.push(key)
+  }
+  return `invalid or missing ${wrong.length === 0 ? "body" : wrong.join(", ")}`
+}
+
+/** RFC 6749 §5.2; only the standard string fields are kept, cleaned and capped. */
+const oauthErrorPayload = (body: unknown): ErrorPayload | undefined => {
+  if (typeof body !== "object" || body === null || !("error" in body) || typeof body.error !== "string") {
+    return undefined
+  }
+  const text = (key: string) => {
+    const value = (body as Record<string, unknown>)[key]
+    return typeof value === "string" ? cleanUntrustedText(value) : undefined
+  }
+  const description = text("error_description")
+  const uri = text("error_uri")
+  return {
+    error: cleanUntrustedText(body.error, 64),
+    ...(description !== undefined ? { error_description: description } : {}),
+    ...(uri !== undefined ? { error_uri: uri } : {})
+  }
+}
+
+const parseJson = (text: string): { readonly ok: true; readonly value: unknown } | { readonly ok: false } => {
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch {
+    return { ok: false }
+  }
+}
+
+const malformed = (status: number, description: string) =>
+  new AuthenticationError({
+    message: `malformed token response (${status}): ${description}`,
+    status,
+    payload: { error: "invalid_token_response", error_description: description }
+  })
+
+const rejected = (status: number, payload: ErrorPayload | undefined) =>
+  new AuthenticationError({
+    message:
+      payload === undefined
+        ? `token endpoint rejected the request (${status})`
+        : `token endpoint rejected the request (${status} ${payload.error}${payload.error_description ? `: ${payload.error_description}` : ""})`,
+    status,
+    ...(payload !== undefined ? { payload } : {})
+  })
+
+/** The payload with every known secret of the request masked in its text (a server may echo the request). */
+const maskPayload = (payload: ErrorPayload | undefined, secrets: ReadonlyArray<string>): ErrorPayload | undefined =>
+  payload === undefined
+    ? undefined
+    : (Object.fromEntries(
+        Object.entries(payload).map(([key, value]) => [
+          key,
+          typeof value === "string" ? maskSecrets(value, secrets) : value
+        ])
+      ) as unknown as ErrorPayload)
+
+/** Turns one token-endpoint answer into a token, a final error, or a {@link Retryable} one. */
+const interpret = (
+  status: number,
+  retryAfterHeader: string | undefined,
+  text: string,
+  requestedScope: string | undefined,
+  secrets: ReadonlyArray<string>
+): Effect.Effect<TokenInfo, AuthenticationError | TransportError | Retryable<TransportError>> =>
+  Effect.gen(function* () {
+    const body = parseJson(text)
+    if (status >= 200 && status < 300) {
+      if (!body.ok) return yield* malformed(status, "the body is not JSON")
+      const decoded = decodeTokenResponse(body.value)
+      if (decoded._tag === "Failure") return yield* malformed(status, describeIssues(body.value))
+      const token = decoded.success
+      if (token.token_type != null && token.token_type.toLowerCase() !== "bearer") {
+        return yield* malformed(status, "unsupported token_type (expected Bearer)")
+      }
+      // RFC 6750 §2.1: a bearer token is visible ASCII; anything else would reach a header, a file or a terminal
+      if (!isVisibleAscii(token.access_token)) {
+        return yield* malformed(status, "access_token is not visible ASCII (RFC 6750 §2.1)")
+      }
+      if (token.refresh_token != null && token.refresh_token !== "" && !isVisibleAscii(token.refresh_token)) {
+        return yield* malformed(status, "refresh_token is not visible ASCII (RFC 6750 §2.1)")
+      }
+      const now = yield* Clock.currentTimeMillis
+      const scope = token.scope ?? requestedScope
+      return new TokenInfo({
+        accessToken: Redacted.make(token.access_token),
+        expiresAt: now / 1000 + token.expires_in,
+        ...(token.refresh_token ? { refreshToken: Redacted.make(token.refresh_token) } : {}),
+        ...(scope != null ? { scope } : {}),
+        ...(token.refresh_token_expires_in != null ? { signInEndsAt: now / 1000 + token.refresh_token_expires_in } : {})
+      })
+    }
+    if (status === 429 || status >= 500) {
+      const retryAfter = status === 429 || status === 503 ? yield* parseRetryAfter(retryAfterHeader) : undefined
+      const tooLong = retryAfter !== undefined && Duration.toMillis(retryAfter) > MAX_TOKEN_RETRY_AFTER_MILLIS
+      const error = new TransportError({
+        message: tooLong
+          ? `token endpoint answered ${status} and asked to retry after ${Duration.format(retryAfter)}`
+          : `token endpoint answered ${status}`,
+        status
+      })
+      return yield* tooLong ? Effect.fail(error) : Effect.fail(new Retryable(error, retryAfter))
+    }
+    return yield* rejected(status, maskPayload(body.ok ? oauthErrorPayload(body.value) : undefined, secrets))
+  })
+
+/** Binds the exchange to a configuration and an `HttpClient`. */
+export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpClient): TokenEndpoint => {
+  const url = `${config.authUrl}/api/token`
+  const secret = config.clientSecret === undefined ? undefined : Redacted.value(config.clientSecret)
+  const authentication = clientAuthentication(config.clientId, secret)
+  return (grant) => {
+    const form = formOf(grant)
+    const secrets = requestSecrets(form, config.clientId, secret)
+    const request = HttpClientRequest.post(url).pipe(
+      HttpClientRequest.setHeaders({ ...authentication.headers, accept: "application/json" }),
+      HttpClientRequest.bodyUrlParams({ ...grantParameters(form), ...authentication.body })
+    )
+    const requestedScope = grant.grant_type === "authorization_code" ? undefined : grant.scope
+    const timeoutError = () =>
+      new Retryable(
+        new TransportError({ message: `token request to ${url} timed out after ${Duration.format(config.timeout)}` })
+      )
+    const attempt = httpClient.execute(request).pipe(
+      Effect.flatMap((response) =>
+        Effect.flatMap(response.text, (text) =>
+          interpret(response.status, response.headers["retry-after"], text, requestedScope, secrets)
+        )
+      ),
+      Effect.catchTag("HttpClientError", (cause) =>
+        Effect.fail(
+          new Retryable(
+            new TransportError({
+              message: `cannot reach the token endpoint ${url}: ${maskSecrets(describeCause(cause.reason), secrets)}`,
+              cause: safeCause(cause.reason)
+            })
+          )
+        )
+      ),
+      Effect.timeoutOrElse({ duration: config.timeout, orElse: () => Effect.fail(timeoutError()) }),
+      Effect.tapError((failure) =>
+        Effect.logDebug(
+          failure instanceof Retryable
+            ? `token request failed, may retry: ${failure.error.message}`
+            : `token request failed: ${failure.message}`
+        )
+      )
+    )
+    return withRetries(attempt, config.maxRetries).pipe(
+      Effect.withSpan("TokenEndpoint.request", { attributes: { "oauth.grant_type": grant.grant_type } })
+    )
+  }
+}

@@ -1,0 +1,89 @@
+/** Option resolution (DESIGN section 4): explicit options, then SERVICE_SDK_* through Config, then defaults. */
+import { assert, describe, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import { ClientCredentials, OAuthClient, ServiceClient } from "service-sdk"
+import { issuing, mock, requests } from "../support/mock.js"
+
+const env = (record: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromEnvRecord(record))
+
+describe("options and the environment", () => {
+  it.effect("credentials and URLs from SERVICE_SDK_* when the options are absent (empty strings count as absent)", () =>
+    Effect.gen(function* () {
+      const oauth = yield* OAuthClient.make({ clientId: "" })
+      yield* oauth.clientCredentials()
+      const [request] = yield* requests
+      assert.strictEqual(request!.url.href, "https://env.example/api/token")
+      assert.strictEqual(request!.headers.authorization, `Basic ${Buffer.from("env-id:env-secret").toString("base64")}`)
+    }).pipe(
+      Effect.provide(mock(issuing())),
+      Effect.provide(
+        env({
+          SERVICE_SDK_CLIENT_ID: "env-id",
+          SERVICE_SDK_CLIENT_SECRET: "env-secret",
+          SERVICE_SDK_AUTH_URL: "https://env.example/"
+        })
+      )
+    )
+  )
+
+  it.effect("explicit options win over the environment", () =>
+    Effect.gen(function* () {
+      const oauth = yield* OAuthClient.make({
+        clientId: "opt-id",
+        clientSecret: "opt-secret",
+        authUrl: "https://opt.example"
+      })
+      yield* oauth.clientCredentials()
+      const [request] = yield* requests
+      assert.strictEqual(request!.url.origin, "https://opt.example")
+      assert.strictEqual(request!.headers.authorization, `Basic ${Buffer.from("opt-id:opt-secret").toString("base64")}`)
+    }).pipe(
+      Effect.provide(mock(issuing())),
+      Effect.provide(env({ SERVICE_SDK_CLIENT_ID: "env-id", SERVICE_SDK_AUTH_URL: "https://env.example" }))
+    )
+  )
+
+  it.effect("a missing credential is a ConfigurationError naming the option and the variable", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(ClientCredentials.make({ clientId: "id" }))
+      assert.strictEqual(error._tag, "ConfigurationError")
+      assert.include(error.message, "clientSecret")
+      assert.include(error.message, "SERVICE_SDK_CLIENT_SECRET")
+    }).pipe(Effect.provide(mock(issuing())), Effect.provide(env({})))
+  )
+
+  it.effect.each([
+    [{ timeout: -1 }, "timeout"],
+    [{ timeout: 0 }, "timeout"],
+    [{ timeout: Number.NaN }, "timeout"],
+    [{ maxRetries: 1.5 }, "maxRetries"],
+    [{ skew: "-5 seconds" }, "skew"],
+    [{ authUrl: "ftp://x" }, "authUrl"],
+    [{ clientId: 42 }, "clientId"]
+  ] as const)("bad option %j is a ConfigurationError naming %s, never clamped", ([options, name]) =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(
+        ClientCredentials.make({ clientId: "id", clientSecret: "s", ...(options as object) })
+      )
+      assert.strictEqual(error._tag, "ConfigurationError")
+      assert.include(error.message, name)
+      assert.strictEqual((yield* requests).length, 0)
+    }).pipe(Effect.provide(mock(issuing())), Effect.provide(env({})))
+  )
+
+  it.effect("ServiceClient.layerAccessToken refuses a token that is not visible ASCII", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(
+        Effect.provide(
+          Effect.gen(function* () {
+            return yield* ServiceClient
+          }),
+          ServiceClient.layerAccessToken(Redacted.make("bad token\n"))
+        )
+      )
+      assert.strictEqual(error._tag, "ConfigurationError")
+    }).pipe(Effect.provide(mock(issuing())), Effect.provide(env({})))
+  )
+})

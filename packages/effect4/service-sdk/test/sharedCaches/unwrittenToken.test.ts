@@ -1,0 +1,37 @@
+/**
+ * A rotated refresh token never lives only in one process's memory (DESIGN section 4): a write of a renewal that
+ * failed (the cache unreachable) is retried in the background until it lands; the token is served meanwhile.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { TestClock } from "effect/testing"
+import { AuthorizationCode, TokenCache, TokenCacheError, TokenInfo } from "service-sdk"
+import { credentials, issuing, mock } from "../support/mock.js"
+
+describe("a renewal whose write failed", () => {
+  it.effect("is served at once and written in the background once the cache answers", () =>
+    Effect.gen(function* () {
+      const inner = yield* TokenCache.memory(
+        new TokenInfo({ accessToken: Redacted.make("old"), expiresAt: 0, refreshToken: Redacted.make("rt-0") })
+      )
+      let failures = 3
+      const flaky: TokenCache.TokenCache = {
+        ...inner,
+        compareAndSet: (expected, next) =>
+          failures-- > 0
+            ? Effect.fail(new TokenCacheError({ message: "cache unreachable" }))
+            : inner.compareAndSet!(expected, next)
+      }
+      const provider = yield* AuthorizationCode.make({ ...credentials, tokenCache: flaky })
+      assert.strictEqual(Redacted.value(yield* provider.getAccessToken), "token-1")
+      const before = yield* inner.get
+      assert.strictEqual(Option.isSome(before) && Redacted.value(before.value.accessToken), "old")
+      // 0.25 + 0.5 + 1 s of background tries: the third lands
+      yield* TestClock.adjust("2 seconds")
+      const after = yield* inner.get
+      assert.strictEqual(Option.isSome(after) && Redacted.value(after.value.refreshToken!), "rt-new")
+    }).pipe(Effect.provide(mock(issuing({ refresh_token: "rt-new" }))))
+  )
+})
