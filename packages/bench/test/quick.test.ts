@@ -22,7 +22,9 @@ interface Report {
 }
 
 describe("npm run bench -- --quick", () => {
-  it("runs the Effect 3 line's thirteen parts (1-12, 16), and every herd makes exactly one token request", { timeout: 900_000 }, async () => {
+  it("runs the Effect 3 line's thirteen parts (1-12, 16), and every herd makes exactly one token request", {
+    timeout: 900_000
+  }, async () => {
     // the bench runs from its build (its emulator worker is plain JS): build it as `npm run bench` does
     const build = spawnSync(join(root, "node_modules/.bin/tsc"), ["-b", "packages/bench/tsconfig.src.json"], {
       cwd: root,
