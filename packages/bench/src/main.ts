@@ -1,7 +1,8 @@
 /**
- * `npm run bench [-- --quick] [-- --out FILE] [-- --only 1,3]`: the twelve benchmark parts, a table per part, a
- * summary of the targets, and the JSON (`results/latest.json` for a full run; a quick run writes only with `--out`);
- * then the two Effect lines side by side (parts 13-15, `packages/effect4/bench`, JSON in `results/effect4.json`).
+ * `npm run bench [-- --quick] [-- --out FILE] [-- --only 1,3]`: the Effect 3 line's benchmark parts (1-12 and 16), a
+ * table per part, a summary of the targets, and the JSON (`results/latest.json` for a full run; a quick run writes
+ * only with `--out`); then the two Effect lines side by side (parts 13-15, `packages/effect4/bench`, JSON in
+ * `results/effect4.json`).
  * Every figure is a ratio against something measured in the same run.
  */
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -28,6 +29,7 @@ import { requestOverhead } from "./internal/parts/requestOverhead.js"
 import { sharedFile } from "./internal/parts/sharedFile.js"
 import { startup } from "./internal/parts/startup.js"
 import { usersMemory } from "./internal/parts/usersMemory.js"
+import { usersRenewals } from "./internal/parts/usersRenewals.js"
 import { formatPart, formatSummary, type PartReport, targets } from "./internal/report.js"
 import { effect4SideBySide } from "./internal/sideBySide.js"
 
@@ -73,7 +75,9 @@ const PARTS: ReadonlyArray<readonly [number, (context: Context) => Promise<PartR
   [9, expiryUnderLoad],
   [10, usersMemory],
   [11, sharedFile],
-  [12, promisePackage]
+  [12, promisePackage],
+  // 13-15: the Effect 4 line side by side (below)
+  [16, usersRenewals]
 ]
 
 const { values } = parseArgs({

@@ -86,7 +86,8 @@ export const memory = (initial?: TokenInfo): Effect.Effect<TokenCache> =>
       Ref.modify(ref, (current) => (sameEntry(expected, current) ? [true, Option.some(next)] : [false, current]))
   }))
 
-const decodeEntry = Schema.decodeUnknownOption(TokenInfo)
+// parsers compiled on first use: nothing of the schema is evaluated at import (issue 31)
+let decodeEntry: ((input: unknown) => Option.Option<TokenInfo>) | undefined
 
 /**
  * Reads a cache entry leniently: anything but an object with a string `access_token` and a numeric `expires_at`
@@ -115,6 +116,7 @@ export const decodeJson = (text: string): Option.Option<TokenInfo> => {
     ...required
   } = json as Record<string, unknown>
   const finite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value)
+  decodeEntry ??= Schema.decodeUnknownOption(TokenInfo)
   return decodeEntry({
     ...required,
     ...(typeof refresh_token === "string" && refresh_token !== "" ? { refresh_token } : {}),
@@ -128,7 +130,7 @@ export const decodeJson = (text: string): Option.Option<TokenInfo> => {
   })
 }
 
-const encodeEntry = Schema.encodeSync(TokenInfo)
+let encodeEntry: ((token: TokenInfo) => unknown) | undefined
 
 /**
  * The JSON text a shared cache stores: `{ access_token, expires_at, refresh_token?, scope? }` and, when the token
@@ -137,7 +139,10 @@ const encodeEntry = Schema.encodeSync(TokenInfo)
  * @since 1.0.0
  * @category codecs
  */
-export const encodeJson = (token: TokenInfo): string => JSON.stringify(encodeEntry(token))
+export const encodeJson = (token: TokenInfo): string => {
+  encodeEntry ??= Schema.encodeSync(TokenInfo)
+  return JSON.stringify(encodeEntry(token))
+}
 
 /**
  * The options of {@link file} and `TokenStore.directory`: how the lock file behaves.

@@ -31,6 +31,8 @@ export interface Measured {
   readonly nsPerOp: number
   /** per-round medians, ns per operation */
   readonly rounds: ReadonlyArray<number>
+  /** per-round means (total time over operations: garbage collection pauses included), ns per operation */
+  readonly meanRounds: ReadonlyArray<number>
   /** samples taken over all rounds */
   readonly samples: number
   /** tinybench's median absolute deviation over the median, worst round */
@@ -56,9 +58,26 @@ export const ratioOf = (numerator: ReadonlyArray<number>, denominator: ReadonlyA
   return { ratio: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) }
 }
 
+/**
+ * Throughput over a baseline's: the mean over rounds of each one's throughput (operations over total time, so a
+ * garbage collection pause counts), divided; the range is that of the per-round ratios. Arguments: per-round mean
+ * ns per operation (`Measured.meanRounds`).
+ */
+export const throughputRatioOf = (figure: ReadonlyArray<number>, baseline: ReadonlyArray<number>): Ratio => {
+  const mean = (values: ReadonlyArray<number>) => values.reduce((sum, value) => sum + value, 0) / values.length
+  const throughput = (nsPerOp: ReadonlyArray<number>) => nsPerOp.map((ns) => 1e9 / ns)
+  const ratios = figure.map((ns, index) => baseline[index]! / ns)
+  return {
+    ratio: mean(throughput(figure)) / mean(throughput(baseline)),
+    min: Math.min(...ratios),
+    max: Math.max(...ratios)
+  }
+}
+
 /** Runs the tasks in `settings.rounds` interleaved rounds (the order rotates each round). */
 export const measure = async (tasks: ReadonlyArray<Task>, settings: Settings): Promise<ReadonlyArray<Measured>> => {
   const perRound = tasks.map(() => [] as Array<number>)
+  const meanPerRound = tasks.map(() => [] as Array<number>)
   const samples = tasks.map(() => 0)
   const relativeMad = tasks.map(() => 0)
   for (let round = 0; round < settings.rounds; round++) {
@@ -76,8 +95,9 @@ export const measure = async (tasks: ReadonlyArray<Task>, settings: Settings): P
     for (const [index, task] of tasks.entries()) {
       const result = bench.getTask(task.name)!.result
       if (!("latency" in result)) throw new Error(`${task.name}: the harness recorded no samples (${result.state})`)
-      const { mad, p50, samplesCount } = result.latency
+      const { mad, mean, p50, samplesCount } = result.latency
       perRound[index]!.push((p50 * 1e6) / task.batch)
+      meanPerRound[index]!.push((mean * 1e6) / task.batch)
       samples[index]! += samplesCount
       relativeMad[index] = Math.max(relativeMad[index]!, mad / p50)
     }
@@ -86,6 +106,7 @@ export const measure = async (tasks: ReadonlyArray<Task>, settings: Settings): P
     name: task.name,
     nsPerOp: median(perRound[index]!),
     rounds: perRound[index]!,
+    meanRounds: meanPerRound[index]!,
     samples: samples[index]!,
     relativeMad: relativeMad[index]!
   }))

@@ -119,3 +119,15 @@ export const gc = (() => {
  * and the hand-written cache class. Effect code in the bench reads the `Clock`.
  */
 export const wallClockMillis = (): number => performance.timeOrigin + performance.now()
+
+/**
+ * CPU time this thread has run (ns), from Linux's per-thread scheduler counters; undefined elsewhere. Unlike wall
+ * time it hardly moves with the machine's load (other processes' time is not counted, nor the emulator's thread).
+ */
+export const threadCpuNanos = (): number | undefined => {
+  try {
+    return Number(readFileSync("/proc/thread-self/schedstat", "utf8").split(" ", 1)[0])
+  } catch {
+    return undefined
+  }
+}

@@ -13,6 +13,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
+import { tracing } from "./liveServices.js"
 import { safeCause } from "./redact.js"
 
 const safeUrl = (raw: string): URL | undefined => {
@@ -64,9 +65,8 @@ export const withSafeSpans = (client: HttpClient.HttpClient): HttpClient.HttpCli
   return HttpClient.makeWith(
     (request: Effect.Effect<HttpClientRequest.HttpClientRequest>) =>
       Effect.flatMap(request, (req) =>
-        Effect.flatMap(FiberRef.get(FiberRef.currentTracerEnabled), (enabled) =>
-          enabled ? traced(untraced, req) : untraced.execute(req)
-        )
+        // no span nobody would see (Effect's default tracer records nothing)
+        Effect.flatMap(tracing, (enabled) => (enabled ? traced(untraced, req) : untraced.execute(req)))
       ),
     Effect.succeed
   )

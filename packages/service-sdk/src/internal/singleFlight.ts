@@ -20,6 +20,7 @@ import type * as Scope from "effect/Scope"
 import { TokenCacheError } from "../ServiceError.js"
 import type { TokenCache } from "../TokenCache.js"
 import type { TokenInfo } from "../TokenInfo.js"
+import { withSpanWhenTraced } from "./liveServices.js"
 import * as CrossProcess from "./flight/crossProcess.js"
 import * as Join from "./flight/join.js"
 import * as Memo from "./flight/memo.js"
@@ -112,26 +113,26 @@ export const make = (options: {
       skewMillis,
       scope,
       busy,
-      renewal: (usable) => joinOrLead(obtain(usable).pipe(Effect.withSpan(`${name}.refreshAhead`)), () => true)
+      renewal: (usable) => joinOrLead(obtain(usable).pipe(withSpanWhenTraced(`${name}.refreshAhead`)), () => true)
     })
 
-    const renewStale = joinOrLead(obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`)), () => true)
+    const renewStale = joinOrLead(obtain(() => true).pipe(withSpanWhenTraced(`${name}.getAccessToken`)), () => true)
 
     const getAccessToken: Effect.Effect<Redacted.Redacted<string>, TokenFailure> = Effect.suspend(() => {
       const entry = MutableRef.get(memo.cell).memo
-      return Effect.flatMap(clock.currentTimeMillis, (now) =>
-        Option.isSome(entry) && memo.isFresh(entry.value, now)
-          ? ahead.isDue(entry.value, now)
-            ? Effect.as(ahead.start(entry.value), entry.value.token.accessToken)
-            : Effect.succeed(entry.value.token.accessToken)
-          : renewStale
-      )
+      // read synchronously (what `currentTimeMillis` does, one step less per call)
+      const now = clock.unsafeCurrentTimeMillis()
+      return Option.isSome(entry) && memo.isFresh(entry.value, now)
+        ? ahead.isDue(entry.value, now)
+          ? Effect.as(ahead.start(entry.value), entry.value.token.accessToken)
+          : Effect.succeed(entry.value.token.accessToken)
+        : renewStale
     })
 
     const forceRefresh = (rejected: Redacted.Redacted<string>) => {
       const other = (token: Redacted.Redacted<string>) => Redacted.value(token) !== Redacted.value(rejected)
       return joinOrLead(
-        obtain((token) => other(token.accessToken)).pipe(Effect.withSpan(`${name}.forceRefresh`)),
+        obtain((token) => other(token.accessToken)).pipe(withSpanWhenTraced(`${name}.forceRefresh`)),
         other
       )
     }

@@ -101,17 +101,25 @@ export const requestSecrets = (
   return secrets.flatMap((secret) => (secret === undefined ? [] : [Redacted.value(secret)]))
 }
 
-/** RFC 6749 §5.1, with `expires_in` required: a token without a lifetime cannot be renewed on time. */
-const TokenResponse = Schema.Struct({
-  access_token: Schema.NonEmptyString,
-  token_type: Schema.optional(Schema.NullOr(Schema.String)),
-  expires_in: Schema.Number.pipe(Schema.finite(), Schema.nonNegative()),
-  refresh_token: Schema.optional(Schema.NullOr(Schema.String)),
-  scope: Schema.optional(Schema.NullOr(Schema.String)),
-  // the refresh token's remaining lifetime (seconds), when the server tells: the end of the sign-in
-  refresh_token_expires_in: Schema.optional(Schema.NullOr(Schema.Number.pipe(Schema.finite(), Schema.nonNegative())))
-})
-const decodeTokenResponse = Schema.decodeUnknownEither(TokenResponse)
+/**
+ * RFC 6749 §5.1, with `expires_in` required: a token without a lifetime cannot be renewed on time. Built and
+ * compiled on first use: nothing of it is evaluated at import (issue 31).
+ */
+const tokenResponseDecoder = () =>
+  Schema.decodeUnknownEither(
+    Schema.Struct({
+      access_token: Schema.NonEmptyString,
+      token_type: Schema.optional(Schema.NullOr(Schema.String)),
+      expires_in: Schema.Number.pipe(Schema.finite(), Schema.nonNegative()),
+      refresh_token: Schema.optional(Schema.NullOr(Schema.String)),
+      scope: Schema.optional(Schema.NullOr(Schema.String)),
+      // the refresh token's remaining lifetime (seconds), when the server tells: the end of the sign-in
+      refresh_token_expires_in: Schema.optional(
+        Schema.NullOr(Schema.Number.pipe(Schema.finite(), Schema.nonNegative()))
+      )
+    })
+  )
+let decodeTokenResponse: ReturnType<typeof tokenResponseDecoder> | undefined
 
 /** RFC 6749 §5.2; only the standard string fields are kept. */
 const oauthErrorPayload = (body: unknown): ErrorPayload | undefined => {
@@ -185,6 +193,7 @@ const interpret = (
     const body = parseJson(text)
     if (status >= 200 && status < 300) {
       if (Option.isNone(body)) return yield* malformed(status, "the body is not JSON")
+      decodeTokenResponse ??= tokenResponseDecoder()
       const decoded = decodeTokenResponse(body.value)
       if (decoded._tag === "Left") return yield* malformed(status, describeIssues(decoded.left))
       const token = decoded.right

@@ -25,6 +25,7 @@ const RULES: ReadonlyArray<readonly [string, Layer]> = [
   ["internal/retry.ts", "protocol"],
   ["internal/redact.ts", "protocol"],
   ["internal/safeSpans.ts", "protocol"],
+  ["internal/liveServices.ts", "protocol"],
   ["internal/state.ts", "protocol"],
   ["internal/signIn.ts", "protocol"],
   ["internal/redirectUriRules.ts", "protocol"],

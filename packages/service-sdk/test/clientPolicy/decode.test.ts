@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Effect, Either, FastCheck as fc, Schema } from "effect"
 import { decoder, isCompiled } from "../../src/internal/client/decode.js"
-import * as Schemas from "../../src/internal/client/schemas.js"
+import * as SchemaModule from "../../src/internal/client/schemas.js"
+
+const Schemas = SchemaModule.schemas()
 
 const SCHEMAS: ReadonlyArray<readonly [string, Schema.Schema<any, any>]> = [
   ["Album", Schemas.Album],

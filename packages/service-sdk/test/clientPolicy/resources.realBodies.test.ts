@@ -7,8 +7,10 @@ import { Effect, FastCheck as fc, Option } from "effect"
 import { ServiceClient } from "service-sdk"
 import { MockHttpClient } from "service-sdk/testing"
 import { decoder } from "../../src/internal/client/decode.js"
-import * as Schemas from "../../src/internal/client/schemas.js"
+import * as SchemaModule from "../../src/internal/client/schemas.js"
 import { clientLayer, ok } from "../ServiceClient.helpers.js"
+
+const Schemas = SchemaModule.schemas()
 
 /** A local file as the Service lists it in a library or a playlist (`is_local: true`: every id, href and uri null). */
 const localFileTrack = {

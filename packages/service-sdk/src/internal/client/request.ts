@@ -10,6 +10,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import type * as Schema from "effect/Schema"
 import { ApiError } from "../../ServiceError.js"
+import { withSpanWhenTraced } from "../liveServices.js"
 import { bearerOf, maskJson } from "../redact.js"
 import { apiErrorMessage, bodyText, parseJson } from "./body.js"
 import { decoder } from "./decode.js"
@@ -64,49 +65,50 @@ const queryParams = (query: Query): Array<[string, string]> =>
   )
 
 export const make = (send: Policy["send"]): Request => {
+  // no generator: this runs once per request
   const interpret = <A>(
     answer: Answer,
     request: HttpClientRequest.HttpClientRequest,
     label: string,
     schema: Schema.Schema<A, any> | undefined
-  ): Effect.Effect<A, ApiError> =>
-    Effect.gen(function* () {
-      const status = answer.status
-      // read within its attempt already (requestPolicy.ts)
-      const text = bodyText(answer.body)
-      if (status < 200 || status >= 300) {
-        // The API may echo the request: its bearer token never reaches the error.
-        const secrets = [Redacted.value(answer.token), bearerOf(request.headers)]
-        const payload = maskJson(Option.getOrUndefined(parseJson(text)), secrets)
-        const detail = apiErrorMessage(payload)
-        return yield* new ApiError({
+  ): Effect.Effect<A, ApiError> => {
+    const status = answer.status
+    // read within its attempt already (requestPolicy.ts); decoded once
+    const text = bodyText(answer.body)
+    if (status < 200 || status >= 300) {
+      // The API may echo the request: its bearer token never reaches the error.
+      const secrets = [Redacted.value(answer.token), bearerOf(request.headers)]
+      const payload = maskJson(Option.getOrUndefined(parseJson(text)), secrets)
+      const detail = apiErrorMessage(payload)
+      return Effect.fail(
+        new ApiError({
           message: `${label} failed with ${status}${detail !== undefined ? `: ${detail}` : ""}`,
           status,
           payload
         })
-      }
-      let body: unknown
-      if (status !== 204 && text.trim() !== "") {
-        const parsed = parseJson(text)
-        if (Option.isNone(parsed)) {
-          return yield* new ApiError({ message: `the API's answer to ${label} (${status}) is not JSON`, status })
-        }
-        body = parsed.value
-      }
-      if (schema === undefined) return body as A
-      return yield* decoder(schema)(body).pipe(
-        Effect.mapError(
-          (error) =>
-            new ApiError({
-              message:
-                body === undefined
-                  ? `the API's answer to ${label} (${status}) has no body, and one was expected`
-                  : `unexpected answer to ${label} (${status}): ${describeIssues(error)}`,
-              status
-            })
-        )
       )
-    })
+    }
+    let body: unknown
+    if (status !== 204 && text.trim() !== "") {
+      const parsed = parseJson(text)
+      if (Option.isNone(parsed)) {
+        return Effect.fail(new ApiError({ message: `the API's answer to ${label} (${status}) is not JSON`, status }))
+      }
+      body = parsed.value
+    }
+    if (schema === undefined) return Effect.succeed(body as A)
+    return Effect.mapError(
+      decoder(schema)(body),
+      (error) =>
+        new ApiError({
+          message:
+            body === undefined
+              ? `the API's answer to ${label} (${status}) has no body, and one was expected`
+              : `unexpected answer to ${label} (${status}): ${describeIssues(error)}`,
+          status
+        })
+    )
+  }
 
   return (method, path, options = {}) => {
     const label = `${method} ${path}`
@@ -117,8 +119,8 @@ export const make = (send: Policy["send"]): Request => {
       if (options.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, options.body)
       return Effect.flatMap(send(request), (answer) => interpret(answer, request, label, options.schema))
     }).pipe(
-      // no stack capture: it costs as much as decoding an album
-      Effect.withSpan("ServiceClient.request", {
+      // no stack capture: it costs as much as decoding an album; no span at all when no tracer would see it
+      withSpanWhenTraced("ServiceClient.request", {
         attributes: { "http.request.method": method, "url.path": path },
         captureStackTrace: false
       })

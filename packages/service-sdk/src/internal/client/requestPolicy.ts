@@ -4,7 +4,7 @@
  *
  * - the bearer token is asked of the provider on every attempt; a token failure surfaces as is and is never retried
  *   here (the provider already retried its own endpoint: no nested retry storms);
- * - each attempt (headers and body) is bounded by `timeout` (`Effect.timeoutFail`: past it the attempt is
+ * - each attempt (headers and body) is bounded by `timeout` (`attemptTimeout.ts`: past it the attempt is
  *   interrupted, which aborts its request); the body is read within the attempt (`response.ts`);
  * - transport failures, timeouts and 5xx are retried with the shared backoff (`retry.ts`), up to `maxRetries`, for
  *   idempotent methods (RFC 9110 §9.2.2). A non-idempotent request (POST, PATCH) is retried only when the server
@@ -16,7 +16,9 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as Headers from "@effect/platform/Headers"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -30,6 +32,7 @@ import {
 } from "../../ServiceError.js"
 import { describeCause, maskJson, safeCause } from "../redact.js"
 import { parseRetryAfter, Retryable, withRetries } from "../retry.js"
+import { timeoutFail } from "./attemptTimeout.js"
 import { apiErrorMessage, errorPayload } from "./body.js"
 import { bufferedResponse, isRepresentable } from "./response.js"
 
@@ -109,6 +112,25 @@ export interface Policy {
   readonly http: HttpClient.HttpClient.With<PolicyError>
 }
 
+/** The headers are read when asked for (most answers need none of them). */
+const makeAnswer = (
+  status: number,
+  response: HttpClientResponse.HttpClientResponse,
+  body: ArrayBuffer,
+  token: Redacted.Redacted<string>
+): Answer => {
+  let headers: Headers.Headers | undefined
+  return {
+    status,
+    get headers() {
+      if (headers === undefined) headers = response.headers
+      return headers
+    },
+    body,
+    token
+  }
+}
+
 const describe = (request: HttpClientRequest.HttpClientRequest) => `${request.method} ${request.url}`
 
 /** An authenticated `HttpClient` under `config.apiUrl`, applying the policy above to every request. */
@@ -185,7 +207,7 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
           return Effect.map(response.arrayBuffer, (body) => ({ response, body }))
         }),
         Effect.catchAll((cause) => transportFailure(request, cause)),
-        Effect.timeoutFail({ duration: timeout, onTimeout: () => timedOut(request, answered) }),
+        (self) => timeoutFail(self, timeout, () => timedOut(request, answered)),
         Effect.flatMap(({ body, response }) => {
           const status = response.status
           if (!isRepresentable(status)) {
@@ -193,7 +215,7 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
               new TransportError({ message: `the API answered ${describe(request)} with status ${status}`, status })
             )
           }
-          const answer: Answer = { status, headers: response.headers, body, token }
+          const answer = makeAnswer(status, response, body, token)
           // most answers need no decision: only 429 and 5xx are looked at
           return status === 429 || status >= 500 ? classify(request, answer) : Effect.succeed(answer)
         }),
@@ -291,7 +313,7 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
   const http = HttpClient.makeWith(
     (request: Effect.Effect<HttpClientRequest.HttpClientRequest>) =>
       Effect.flatMap(request, (req) =>
-        Effect.map(execute(req), (answer) => bufferedResponse(req, answer.status, answer.headers, answer.body))
+        Effect.map(execute(req), (answer) => bufferedResponse(req, answer.status, () => answer.headers, answer.body))
       ),
     (request) => Effect.succeed(HttpClientRequest.setUrl(request, resolveUrl(config.apiUrl, request.url)))
   )

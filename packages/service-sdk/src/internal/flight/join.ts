@@ -13,24 +13,24 @@ import type * as Redacted from "effect/Redacted"
 import * as State from "./state.js"
 
 export const make = (cell: State.Cell) => {
-  /** Joins the renewal under way, or runs `renewal` as the one others join. `accept`: is its token good for us? */
+  /**
+   * Joins the renewal under way, or runs `renewal` as the one others join. `accept`: is its token good for us?
+   * Only the leader allocates (its `Deferred`, its uninterruptible region): a joiner just awaits the leader's.
+   */
   const joinOrLead = (
     renewal: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>,
     accept: (token: Redacted.Redacted<string>) => boolean
-  ): Effect.Effect<Redacted.Redacted<string>, State.TokenFailure> =>
-    Effect.uninterruptibleMask((restore) =>
+  ): Effect.Effect<Redacted.Redacted<string>, State.TokenFailure> => {
+    const join = (running: Deferred.Deferred<State.Outcome>) =>
+      Effect.flatMap(Deferred.await(running), (outcome) =>
+        Option.isSome(outcome) && (Exit.isFailure(outcome.value) || accept(outcome.value.value)) ? outcome.value : self
+      )
+    const lead = Effect.uninterruptibleMask((restore) =>
       Effect.flatMap(Deferred.make<State.Outcome>(), (mine) =>
         Effect.suspend(() => {
+          // the fiber may have yielded since it looked: another caller may lead by now
           const running = MutableRef.get(cell).renewing
-          if (running !== undefined) {
-            return restore(
-              Effect.flatMap(Deferred.await(running), (outcome) =>
-                Option.isSome(outcome) && (Exit.isFailure(outcome.value) || accept(outcome.value.value))
-                  ? outcome.value
-                  : joinOrLead(renewal, accept)
-              )
-            )
-          }
+          if (running !== undefined) return restore(join(running))
           State.update(cell, () => ({ renewing: mine }))
           return Effect.onExit(restore(renewal), (exit) => {
             State.update(cell, (state) => (state.renewing === mine ? { renewing: undefined } : {}))
@@ -40,6 +40,12 @@ export const make = (cell: State.Cell) => {
         })
       )
     )
+    const self: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure> = Effect.suspend(() => {
+      const running = MutableRef.get(cell).renewing
+      return running === undefined ? lead : join(running)
+    })
+    return self
+  }
 
   /** Whether a renewal is under way. */
   const busy = () => MutableRef.get(cell).renewing !== undefined

@@ -3,22 +3,22 @@
  * client or a stub `fetch`, tweaked with overrides. Plain data (no Effect), so plain code can use them too. Typed by
  * the resources' own schemas (their encoded side), so a body that no longer decodes fails to compile.
  */
-import type * as Schemas from "../client/schemas.js"
+import type { Defined as Schemas } from "../client/schemas.js"
 
 type Encoded<S extends { readonly Encoded: unknown }> = S["Encoded"]
 
 /** A wire body of a resource (what `JSON.parse` of the response gives). */
-export type UserBody = Encoded<typeof Schemas.User>
-export type ArtistRefBody = Encoded<typeof Schemas.ArtistRef>
-export type AlbumBody = Encoded<typeof Schemas.Album>
-export type AlbumTrackBody = Encoded<typeof Schemas.AlbumTrack>
-export type TrackBody = Encoded<typeof Schemas.Track>
-export type SavedTrackBody = Encoded<typeof Schemas.SavedTrack>
-export type SavedTracksPageBody = Encoded<typeof Schemas.SavedTracksPage>
-export type ArtistBody = Encoded<typeof Schemas.Artist>
-export type FollowedArtistsBody = Encoded<typeof Schemas.FollowedArtists>
-export type PlaybackStateBody = Encoded<typeof Schemas.PlaybackState>
-export type PlaylistSnapshotBody = Encoded<typeof Schemas.PlaylistSnapshot>
+export type UserBody = Encoded<Schemas["User"]>
+export type ArtistRefBody = Encoded<Schemas["ArtistRef"]>
+export type AlbumBody = Encoded<Schemas["Album"]>
+export type AlbumTrackBody = Encoded<Schemas["AlbumTrack"]>
+export type TrackBody = Encoded<Schemas["Track"]>
+export type SavedTrackBody = Encoded<Schemas["SavedTrack"]>
+export type SavedTracksPageBody = Encoded<Schemas["SavedTracksPage"]>
+export type ArtistBody = Encoded<Schemas["Artist"]>
+export type FollowedArtistsBody = Encoded<Schemas["FollowedArtists"]>
+export type PlaybackStateBody = Encoded<Schemas["PlaybackState"]>
+export type PlaylistSnapshotBody = Encoded<Schemas["PlaylistSnapshot"]>
 
 const artistRef = (overrides: Partial<ArtistRefBody> = {}): ArtistRefBody => ({
   id: "0TnOYISbd1XYRBk9myaseg",
