@@ -57,10 +57,7 @@ const slowFiles = [
   "**/test/docs/**",
   "**/toolchain/**"
 ].flatMap((glob) => ["--exclude", glob])
-const fastArgs = [
-  ...["service-sdk", "emulator", "promise", "cli"].map((name) => `--project=${name}`),
-  ...slowFiles
-]
+const fastArgs = [...["service-sdk", "emulator", "promise", "cli"].map((name) => `--project=${name}`), ...slowFiles]
 const extraArgs = fast ? fastArgs : process.argv.slice(2)
 const results = join(root, ".vitest-results.json")
 rmSync(results, { force: true })
