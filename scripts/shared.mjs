@@ -17,6 +17,7 @@ export const sharedDir = join(root, "packages", "shared", "src")
 /** The packages that ship a copy, each in its `src/internal/shared/`. */
 export const copyDirs = [
   join(root, "packages", "service-sdk", "src", "internal", "shared"),
+  join(root, "packages", "redis", "src", "internal", "shared"),
   join(root, "packages", "effect4", "service-sdk", "src", "internal", "shared"),
   join(root, "packages", "effect4", "redis", "src", "internal", "shared")
 ]

@@ -10,7 +10,7 @@ import type * as Scope from "effect/Scope"
 import type { Cluster, Redis } from "ioredis"
 import { ConfigurationError, TokenCacheError } from "service-sdk"
 import * as Peer from "./peer.js"
-import { SCRIPTS, type ScriptName } from "./scripts.js"
+import { SCRIPTS, type ScriptName } from "./shared/redisProtocol.js"
 import * as Server from "./server.js"
 
 /** The commands the cache sends; ioredis' `Redis` and `Cluster` both have them. */

@@ -43,8 +43,8 @@ export const heartbeatInterval = (ttlMillis: number): number => Math.max(1, Math
 
 /**
  * The Lua scripts, for ioredis' `defineCommand` (sent by SHA, `EVALSHA`, with a fallback to `EVAL`): one per
- * operation and one key per script (so Redis Cluster needs no hash tags). The Effect 3 line's
- * (`packages/redis/src/internal/scripts.ts`) byte for byte: a test of the Effect 4 line compares them.
+ * operation and one key per script (so Redis Cluster needs no hash tags). Both lines' Redis packages define these
+ * (each imports its copy of this module), so they send the same SHA1s and behave alike on one Redis.
  *
  * Neighbours: a key may hold another application's value (another type, or a string that is not ours). The scripts
  * never delete, re-time or overwrite such a value: they answer with its type instead (a string reply, or the first

@@ -1,16 +1,58 @@
+// Copied from packages/shared/src/redisProtocol.ts by scripts/shared.mjs: edit the original there, then `npm run shared`.
 /**
- * The Lua scripts of the cache, one per operation and one key per script (so Redis Cluster needs no hash tags),
- * defined on the client with ioredis' `defineCommand` (sent by SHA, `EVALSHA`, with a fallback to `EVAL`).
+ * The Redis protocol of the shared token cache, one for both Effect lines (processes of both may share one Redis):
+ * the key names, the entry's time to live, and the Lua scripts (the entry's get, set, compare-and-set, keep and clear;
+ * the lock's acquire, release and extend). The lock's value is its owner's id (a random UUID); the entry is the stored
+ * token JSON.
+ */
+
+/** The lock key of an entry key. */
+export const lockKey = (key: string): string => `${key}:lock`
+
+const SAFE = /[A-Za-z0-9_.@-]/
+
+/** A user id as a key suffix: safe characters as they are, any other UTF-16 unit as `%xxxx` (injective). */
+export const encodeUserId = (userId: string): string => {
+  let out = ""
+  for (let i = 0; i < userId.length; i++) {
+    const char = userId[i]!
+    out += SAFE.test(char) ? char : `%${userId.charCodeAt(i).toString(16).padStart(4, "0")}`
+  }
+  return out
+}
+
+/** The entry key of a user in a store with `prefix`. */
+export const userKey = (prefix: string, userId: string): string => `${prefix}${encodeUserId(userId)}`
+
+/** An entry without a refresh token outlives its access token by this much (other hosts' clocks may lag). */
+export const EXPIRY_GRACE_MILLIS = 60_000
+
+/**
+ * How long Redis keeps an entry, in milliseconds, or `undefined` for no expiry. An entry with a refresh token never
+ * expires: the refresh token must outlive the access token.
+ */
+export const entryTtlMillis = (
+  hasRefreshToken: boolean,
+  expiresAtSeconds: number,
+  nowMillis: number
+): number | undefined =>
+  hasRefreshToken ? undefined : Math.max(1000, Math.ceil(expiresAtSeconds * 1000 - nowMillis) + EXPIRY_GRACE_MILLIS)
+
+/** How often a holder extends its lock: every third of its TTL, and at least once a second. */
+export const heartbeatInterval = (ttlMillis: number): number => Math.max(1, Math.min(1000, Math.floor(ttlMillis / 3)))
+
+/**
+ * The Lua scripts, for ioredis' `defineCommand` (sent by SHA, `EVALSHA`, with a fallback to `EVAL`): one per
+ * operation and one key per script (so Redis Cluster needs no hash tags). Both lines' Redis packages define these
+ * (each imports its copy of this module), so they send the same SHA1s and behave alike on one Redis.
  *
  * Neighbours: a key may hold another application's value (another type, or a string that is not ours). The scripts
  * never delete, re-time or overwrite such a value: they answer with its type instead (a string reply, or the first
  * element of an array reply), which the cache turns into a TokenCacheError naming the key.
  */
-
 /**
  * `entry(key)`: false when the key is empty; the decoded entry and its text when it holds one of ours (a JSON object
- * with an `access_token` field, valid or not); nil and the Redis type ("string" for a string that is not ours) when
- * it holds another application's value.
+ * with an `access_token` field, valid or not); nil and the Redis type when it holds another application's value.
  * `replicas()`: how many replicas the server has now (0 when it cannot say), to know whether `WAIT` makes sense.
  * `write(key, json, ttl)`: SET, with PX unless `ttl` is "0".
  */

@@ -1,0 +1,49 @@
+// Copied from packages/shared/src/signInEnd.ts by scripts/shared.mjs: edit the original there, then `npm run shared`.
+/**
+ * The end of a sign-in (DESIGN section 4, refresh tokens that expire), as arithmetic and words for both Effect lines:
+ * when it ends, when to warn, and what the failure at the end says.
+ */
+
+/** How long before the end of a sign-in each renewal logs a warning: 7 days. */
+export const WARN_BEFORE_END_SECONDS = 7 * 86_400
+
+/** A refresh at or after this long before the end counts as "at the end" (clocks differ a little). */
+export const END_MARGIN_SECONDS = 60
+
+/** When a sign-in ends (seconds since the epoch), if known: its recorded end, else its start plus the lifetime. */
+export const endOfSignIn = (
+  token: { readonly signedInAt?: number | undefined; readonly signInEndsAt?: number | undefined },
+  lifetimeSeconds: number | undefined
+): number | undefined =>
+  token.signInEndsAt ??
+  (token.signedInAt === undefined || lifetimeSeconds === undefined ? undefined : token.signedInAt + lifetimeSeconds)
+
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
+
+/** The warning of a renewal within 7 days of the end, or undefined when the end is further or unknown. */
+export const nearEndWarning = (name: string, end: number | undefined, nowSeconds: number): string | undefined => {
+  if (end === undefined || end - nowSeconds > WARN_BEFORE_END_SECONDS) return undefined
+  const days = Math.max(0, Math.floor((end - nowSeconds) / 86_400))
+  return `${name}: the sign-in ends on ${iso(end)} (in ${days} day${days === 1 ? "" : "s"}; the refresh token is not extended by refreshing): sign in again before then`
+}
+
+/**
+ * The message for a refresh token the server refused for good: "sign in again" at the first failure, and, when the
+ * sign-in's end has come, that it ended.
+ */
+export const rejectedMessage = (
+  refusal: {
+    readonly status?: number | undefined
+    readonly payload?: { readonly error: string; readonly error_description?: string | undefined } | undefined
+  },
+  end: number | undefined,
+  nowSeconds: number
+): string => {
+  const reason =
+    refusal.payload === undefined
+      ? `${refusal.status ?? 400} with no error code`
+      : `${refusal.payload.error}${refusal.payload.error_description ? `: ${refusal.payload.error_description}` : ""}`
+  return end !== undefined && nowSeconds >= end - END_MARGIN_SECONDS
+    ? `the sign-in ended on ${iso(end)} (the refresh token expired; refreshing does not extend it, and the server refused it: ${reason}): sign in again`
+    : `the refresh token was rejected (${reason}): sign in again`
+}
