@@ -32,7 +32,14 @@ export const needExample = [
   "service-sdk/promise.AsyncServiceClient",
   "@service-sdk/emulator.Emulator.start",
   "@service-sdk/emulator.Emulator.make",
-  "@service-sdk/redis.RedisTokenCache.make"
+  "@service-sdk/redis.RedisTokenCache.make",
+  "service-sdk (Effect 4 line, 2.x).ClientCredentials.make",
+  "service-sdk (Effect 4 line, 2.x).ClientCredentials.layer",
+  "service-sdk (Effect 4 line, 2.x).AuthorizationCode.make",
+  "service-sdk (Effect 4 line, 2.x).AuthorizationCode.layer",
+  "service-sdk (Effect 4 line, 2.x).ServiceClient",
+  "service-sdk (Effect 4 line, 2.x).authorizeLocal",
+  "@service-sdk/redis (Effect 4 line, 2.x).RedisTokenCache.make"
 ]
 
 /**
