@@ -82,8 +82,8 @@ export abstract class AsyncTokenProvider<R = TokenProvider> {
   }
 
   /**
-   * A valid access token. A still-valid cached token is served without running an Effect; concurrent callers on a
-   * stale one share one Promise (and the provider's single flight makes one token request).
+   * A valid access token. A still-valid cached token is served without running an Effect; each caller on a stale
+   * one runs the provider's `getAccessToken`, whose single flight makes one token request for all of them.
    */
   getAccessToken(): Promise<string> {
     const { peek, runtime, service } = this.#source
