@@ -31,6 +31,13 @@ const nestedEnv = () =>
     )
   )
 
+/** npm's output without its EBADENGINE warnings (each a block of `npm warn EBADENGINE` lines). */
+export const withoutEngineWarnings = (text) =>
+  text
+    .split("\n")
+    .filter((line) => !line.includes("EBADENGINE"))
+    .join("\n")
+
 export const install = () => {
   // npm_execpath is the machine's npm running this install (the root's postinstall); "npm" from PATH otherwise. Once
   // the supported Node is installed, npm runs on it (npm then judges the packages' `engines` against the Node they
@@ -41,7 +48,16 @@ export const install = () => {
     ? [runner, [npmCli, "install", "--no-audit", "--no-fund"]]
     : ["npm", ["install", "--no-audit", "--no-fund"]]
   console.log(`service-sdk: installing the Effect 4 line (packages/effect4)`)
-  const result = spawnSync(command, args, { cwd: effect4Dir, stdio: "inherit", env: nestedEnv() })
+  const result = spawnSync(command, args, {
+    cwd: effect4Dir,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: nestedEnv(),
+    encoding: "utf8"
+  })
+  process.stdout.write(result.stdout ?? "")
+  // The first install runs npm on the machine's Node (20), below the line's own engines (>= 22.19): npm warns about
+  // every package that asks for more. Expected, and the Node it installs is what runs the line: those lines are dropped.
+  process.stderr.write(withoutEngineWarnings(result.stderr ?? ""))
   if (result.status !== 0) return result.status ?? 1
   if (!existsSync(effect4Node)) {
     console.error(`service-sdk: ${effect4Node} is missing after the install`)

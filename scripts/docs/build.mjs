@@ -6,9 +6,14 @@
  *
  * TypeDoc loads TypeScript as a library, which TypeScript 7 is not: this folder is a private workspace package whose
  * own node_modules holds TypeDoc with TypeScript 5.9 (the root keeps TypeScript 7 for `tsc -b`).
+ *
+ * Each Effect line is converted in a program of its own (`typedoc.json`, `typedoc.effect4.json`: the Effect 4 line's
+ * tsconfig resolves `effect` 4 and `@types/node` 24 from packages/effect4), then TypeDoc merges the two (`merge`
+ * entry points): in one program TypeDoc takes same-named files of the two `service-sdk` packages for one symbol.
  */
 import { spawnSync } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 const here = import.meta.dirname
@@ -27,7 +32,14 @@ export const needExample = [
   "service-sdk/promise.AsyncServiceClient",
   "@service-sdk/emulator.Emulator.start",
   "@service-sdk/emulator.Emulator.make",
-  "@service-sdk/redis.RedisTokenCache.make"
+  "@service-sdk/redis.RedisTokenCache.make",
+  "service-sdk (Effect 4 line, 2.x).ClientCredentials.make",
+  "service-sdk (Effect 4 line, 2.x).ClientCredentials.layer",
+  "service-sdk (Effect 4 line, 2.x).AuthorizationCode.make",
+  "service-sdk (Effect 4 line, 2.x).AuthorizationCode.layer",
+  "service-sdk (Effect 4 line, 2.x).ServiceClient",
+  "service-sdk (Effect 4 line, 2.x).authorizeLocal",
+  "@service-sdk/redis (Effect 4 line, 2.x).RedisTokenCache.make"
 ]
 
 /**
@@ -86,14 +98,25 @@ export const audit = (project) => {
       if (child.kind === Kind.Module || child.kind === Kind.Namespace) visit(child, name)
     }
   }
-  visit(project, "")
+  // the top level holds the two lines ("Effect 3 line (1.x)", "Effect 4 line (2.x)"): export paths start at the
+  // import name, which names the line for the Effect 4 one ("service-sdk (Effect 4 line, 2.x)")
+  for (const line of project.children ?? []) visit(line, "")
   const withoutExample = needExample.filter((name) => !found.has(name) || !hasExample(found.get(name)))
   return { undocumented, withoutExample }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const typedoc = spawnSync(join(here, "node_modules", ".bin", "typedoc"), [], { cwd: here, stdio: "inherit" })
-  if (typedoc.status !== 0) {
+  const typedoc = (args) =>
+    spawnSync(join(here, "node_modules", ".bin", "typedoc"), args, { cwd: here, stdio: "inherit" }).status === 0
+  const lines = mkdtempSync(join(tmpdir(), "service-sdk-docs-"))
+  const effect3 = join(lines, "effect3.json")
+  const effect4 = join(lines, "effect4.json")
+  const built =
+    typedoc(["--options", "typedoc.json", "--json", effect3]) &&
+    typedoc(["--options", "typedoc.effect4.json", "--json", effect4]) &&
+    typedoc(["--options", "typedoc.merge.json", "--entryPoints", effect3, "--entryPoints", effect4])
+  rmSync(lines, { recursive: true, force: true })
+  if (!built) {
     console.error("docs: TypeDoc failed (warnings count as errors)")
     process.exit(1)
   }

@@ -83,6 +83,20 @@ export class RedisTokenCache extends Context.Service<RedisTokenCache, TokenCache
  * Connects (when given a `url`) and returns the cache. Every Redis failure is a TokenCacheError that names the
  * operation and the address (never a password or a token); invalid options are a ConfigurationError.
  *
+ * @example
+ * ```ts
+ * import { RedisTokenCache } from "@service-sdk/redis"
+ * import { Effect } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ * import { ClientCredentials } from "service-sdk"
+ *
+ * const token = Effect.gen(function* () {
+ *   const tokenCache = yield* RedisTokenCache.make({ url: "redis://127.0.0.1:6379", key: "service-sdk:token:my-app" })
+ *   const provider = yield* ClientCredentials.make({ tokenCache })
+ *   return yield* provider.getAccessToken
+ * }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer))
+ * ```
+ *
  * @since 2.0.0
  */
 export const make = (

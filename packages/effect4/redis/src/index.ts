@@ -4,6 +4,7 @@
  * (1.x), so a fleet may mix processes of both lines on one Redis.
  *
  * @since 2.0.0
+ * @module @service-sdk/redis (Effect 4 line, 2.x)
  */
 
 /**

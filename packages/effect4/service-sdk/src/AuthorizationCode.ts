@@ -66,11 +66,41 @@ export interface Service extends TokenProvider.Service {
  * @since 2.0.0
  */
 export class AuthorizationCode extends Context.Service<AuthorizationCode, Service>()("service-sdk/AuthorizationCode") {
-  /** {@link make} */
+  /**
+   * {@link make}
+   *
+   * @example
+   * ```ts
+   * import { Effect } from "effect"
+   * import { FetchHttpClient } from "effect/http"
+   * import { AuthorizationCode } from "service-sdk"
+   *
+   * const signInUrl = Effect.gen(function* () {
+   *   const auth = yield* AuthorizationCode.make({ redirectUri: "https://my-app.example/callback" })
+   *   const pending = yield* auth.beginAuthorization({ scope: ["user-read-private"] })
+   *   return pending // send the user to pending.url; keep pending for auth.completeAuthorization
+   * }).pipe(Effect.provide(FetchHttpClient.layer))
+   * ```
+   */
   static make(options?: Options) {
     return make(options)
   }
-  /** {@link layer} */
+  /**
+   * {@link layer}
+   *
+   * @example
+   * ```ts
+   * import { Effect, Layer } from "effect"
+   * import { FetchHttpClient } from "effect/http"
+   * import { AuthorizationCode, ServiceClient, TokenCache } from "service-sdk"
+   *
+   * const UserLive = Layer.unwrap(
+   *   Effect.map(TokenCache.file(".service-sdk/token.json"), (tokenCache) =>
+   *     ServiceClient.layer().pipe(Layer.provideMerge(AuthorizationCode.layer({ tokenCache })))
+   *   )
+   * ).pipe(Layer.provide(FetchHttpClient.layer))
+   * ```
+   */
   static layer(options?: Options) {
     return layer(options)
   }

@@ -56,11 +56,39 @@ export const make = (
 export class ClientCredentials extends Context.Service<ClientCredentials, TokenProvider.Service>()(
   "service-sdk/ClientCredentials"
 ) {
-  /** {@link make} */
+  /**
+   * {@link make}
+   *
+   * @example
+   * ```ts
+   * import { Effect } from "effect"
+   * import { FetchHttpClient } from "effect/http"
+   * import { ClientCredentials } from "service-sdk"
+   *
+   * const token = Effect.gen(function* () {
+   *   const provider = yield* ClientCredentials.make({ clientId: "my-app", clientSecret: process.env.MY_APP_SECRET })
+   *   return yield* provider.getAccessToken // Redacted<string>
+   * }).pipe(Effect.provide(FetchHttpClient.layer))
+   * ```
+   */
   static make(options?: Options) {
     return make(options)
   }
-  /** {@link layer} */
+  /**
+   * {@link layer}
+   *
+   * @example
+   * ```ts
+   * import { Layer } from "effect"
+   * import { FetchHttpClient } from "effect/http"
+   * import { ClientCredentials, ServiceClient } from "service-sdk"
+   *
+   * const AppClient = ServiceClient.layer().pipe(
+   *   Layer.provide(ClientCredentials.layer({ scope: ["catalog-read"], refreshAhead: "1 minute" })),
+   *   Layer.provide(FetchHttpClient.layer)
+   * )
+   * ```
+   */
   static layer(options?: Options) {
     return layer(options)
   }

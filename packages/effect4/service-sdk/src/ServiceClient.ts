@@ -111,6 +111,19 @@ export interface Service {
 /**
  * The client service.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ * import { ServiceClient } from "service-sdk"
+ *
+ * const program = Effect.gen(function* () {
+ *   const client = yield* ServiceClient
+ *   const album = yield* client.albums.get("6akEvsycLGftJxYudPjmqK")
+ *   return album.name
+ * }).pipe(Effect.provide(ServiceClient.layerClientCredentials()), Effect.provide(FetchHttpClient.layer))
+ * ```
+ *
  * @since 2.0.0
  */
 export class ServiceClient extends Context.Service<ServiceClient, Service>()("service-sdk/ServiceClient") {

@@ -52,6 +52,22 @@ const openBrowser = (url: string) =>
  * Signs the user in through the loopback redirect URI of the `AuthorizationCode` in context and returns the token
  * (also cached by the provider). Interruptible: the server closes at once.
  *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ * import { AuthorizationCode, authorizeLocal } from "service-sdk"
+ *
+ * // opens the browser on the consent page, waits for the redirect to the loopback port, exchanges the code
+ * const token = authorizeLocal({ scope: ["user-read-private"] }).pipe(
+ *   Effect.provide(
+ *     AuthorizationCode.layer({ redirectUri: "http://127.0.0.1:8888/callback" }).pipe(
+ *       Layer.provide(FetchHttpClient.layer)
+ *     )
+ *   )
+ * )
+ * ```
+ *
  * @since 2.0.0
  */
 export const authorizeLocal: (

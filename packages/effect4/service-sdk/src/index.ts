@@ -19,11 +19,17 @@
  * ```
  *
  * @since 2.0.0
+ * @module service-sdk (Effect 4 line, 2.x)
  */
 export { AuthorizationCode } from "./AuthorizationCode.js"
 export { type AuthorizeLocalOptions, authorizeLocal } from "./authorizeLocal.js"
 export { ClientCredentials } from "./ClientCredentials.js"
 export { OAuthClient } from "./OAuthClient.js"
+/**
+ * PKCE (RFC 7636): a one-time verifier and its S256 challenge for sign-in flows of your own.
+ *
+ * @since 2.0.0
+ */
 export * as Pkce from "./Pkce.js"
 export {
   type Error as ServiceClientError,
@@ -43,7 +49,17 @@ export {
   TokenCacheError,
   TransportError
 } from "./ServiceError.js"
+/**
+ * Where a provider keeps its token: in memory (the default) or a file; `@service-sdk/redis` adds Redis.
+ *
+ * @since 2.0.0
+ */
 export * as TokenCache from "./TokenCache.js"
+/**
+ * A token cache per user (in memory, or one file per user in a directory), for `UserTokens`.
+ *
+ * @since 2.0.0
+ */
 export * as TokenStore from "./TokenStore.js"
 export { TokenInfo, type TokenInfoJson, TokenInfoJsonSchema } from "./TokenInfo.js"
 export { TokenProvider, type Service as TokenProviderService } from "./TokenProvider.js"
