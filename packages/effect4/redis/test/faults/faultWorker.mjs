@@ -81,12 +81,13 @@ const program = Effect.gen(function* () {
   const call = Effect.suspend(() => {
     const started = performance.now()
     return Effect.result(provider.getAccessToken).pipe(
-      Effect.map((result) => {
+      Effect.flatMap((result) => {
         stats.calls += 1
         stats.maxMs = Math.max(stats.maxMs, performance.now() - started)
         if (Result.isFailure(result)) {
           stats.errors[result.failure._tag] = (stats.errors[result.failure._tag] ?? 0) + 1
         } else stats.tokens.add(hash(Redacted.value(result.success)))
+        return Effect.void
       })
     )
   })
