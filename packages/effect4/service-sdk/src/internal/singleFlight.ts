@@ -18,6 +18,13 @@ import { TokenInfo } from "../TokenInfo.js"
 export type TokenFailure = AuthenticationError | TransportError | TokenCacheError
 
 /**
+ * How long a provider that finds the shared entry gone (a flushed or restarted store) while it still holds a refresh
+ * token waits before using it: long enough for a renewal under way elsewhere (whose lock was lost with the store) to
+ * store its rotated refresh token. Not for a store whose empty entry means "signed out" (`UserTokens`).
+ */
+export const VANISHED_ENTRY_GRACE_MILLIS = 2250
+
+/**
  * A renewal's `invalid_grant` (RFC 6749 §5.2): `error` for the callers, and `rejected`, the entry to store so that
  * no process sends that refresh token again (`refreshRejected` set), when there is one.
  */
@@ -93,6 +100,8 @@ export const make = (options: {
     let memo: { readonly token: TokenInfo; readonly staleAt: number } | undefined
     let renewing: Deferred.Deferred<Exit.Exit<Redacted.Redacted<string>, TokenFailure> | undefined> | undefined
     let cacheDown = false
+    /** A renewed token whose write failed and is being retried in the background. */
+    let unwritten: TokenInfo | undefined
     const aheadMillis = options.refreshAheadMillis ?? 0
     /** The token a renewal ahead of expiry was started for (one try per token). */
     let aheadFor: TokenInfo | undefined
@@ -167,7 +176,15 @@ export const make = (options: {
               `${name}: the new token was not cached (${written.failure.message}); retrying in the background until it is`
             )
             // a rotated refresh token must not live only in this process's memory
-            yield* Effect.forkDetach(retryWrite(against, token))
+            unwritten = token
+            yield* Effect.forkDetach(
+              Effect.ensuring(
+                retryWrite(against, token),
+                Effect.sync(() => {
+                  if (unwritten === token) unwritten = undefined
+                })
+              )
+            )
             break
           }
           if (written.success) break
@@ -247,6 +264,13 @@ export const make = (options: {
             return yield* renewNow(usable, undefined)
           })
 
+    /** Whether an empty entry should be waited for: we hold a refresh token no write of ours is pending for. */
+    const vanishedUnderUs = (found: Option.Option<TokenInfo>) =>
+      options.entryGone === "keep" &&
+      Option.isNone(found) &&
+      unwritten === undefined &&
+      memo?.token.refreshToken !== undefined
+
     const obtain = (usable: (token: TokenInfo) => boolean): Effect.Effect<Redacted.Redacted<string>, TokenFailure> =>
       lock.withPermits(1)(
         Effect.gen(function* () {
@@ -262,15 +286,26 @@ export const make = (options: {
           if (Option.isSome(cached)) return cached.value
           const withLock = cache.withLock
           if (withLock === undefined) return yield* renewNow(usable, read.success)
-          return yield* withLock(
+          const underLock = (mayWait: boolean) =>
             Effect.gen(function* () {
               // another process may have renewed while we waited for the cross-process lock
               const found = yield* readCache
               const shared = yield* usableMemo(usable)
-              if (Option.isSome(shared)) return shared.value
-              return yield* renewNow(usable, found)
+              if (Option.isSome(shared)) return Option.some(shared.value)
+              if (mayWait && vanishedUnderUs(found)) return Option.none()
+              return Option.some(yield* renewNow(usable, found))
             })
-          ).pipe(
+          // The shared entry is gone but we hold a refresh token: a renewal under way elsewhere may be rotating it.
+          // Let go of the lock for a while (its holder stores its token), then renew only if the entry is still gone.
+          return yield* withLock(underLock(true)).pipe(
+            Effect.flatMap((token) =>
+              Option.isSome(token)
+                ? Effect.succeed(token.value)
+                : Effect.andThen(
+                    Effect.sleep(VANISHED_ENTRY_GRACE_MILLIS),
+                    Effect.map(withLock(underLock(false)), Option.getOrThrow)
+                  )
+            ),
             Effect.catchIf(
               (error): error is TokenCacheError => error instanceof TokenCacheError,
               (error) => degraded(error, usable)

@@ -49,14 +49,28 @@ export interface FailoverReport {
   readonly invalidGrants: number
 }
 
+/**
+ * What runs a worker process: a Node binary and a worker script speaking the protocol of `failoverWorker.mjs` (or of
+ * `faultWorker.mjs`). The Effect 4 line's suites pass their own scripts, and the machine's Node for Effect 3 ones.
+ */
+export interface WorkerRunner {
+  readonly node: string
+  readonly script: string
+}
+
+/** The Effect 3 line's failover worker, on this process' Node. */
+export const effect3FailoverWorker: WorkerRunner = {
+  node: process.execPath,
+  script: fileURLToPath(new URL("./failoverWorker.mjs", import.meta.url))
+}
+
 export class FailoverWorker {
   private waiting: Array<(report: FailoverReport) => void> = []
   stderr = ""
   private constructor(readonly child: ChildProcess) {}
 
-  static start(config: FailoverConfig): Promise<FailoverWorker> {
-    const script = fileURLToPath(new URL("./failoverWorker.mjs", import.meta.url))
-    const child = spawn(process.execPath, [script, JSON.stringify(config)], { stdio: ["pipe", "pipe", "pipe"] })
+  static start(config: FailoverConfig, runner: WorkerRunner = effect3FailoverWorker): Promise<FailoverWorker> {
+    const child = spawn(runner.node, [runner.script, JSON.stringify(config)], { stdio: ["pipe", "pipe", "pipe"] })
     const worker = new FailoverWorker(child)
     const wait = scaled(30_000)
     return new Promise((resolve, reject) => {

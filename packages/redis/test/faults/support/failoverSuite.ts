@@ -2,12 +2,12 @@
  * One failover scenario, shared by the Cluster and the Sentinel suites: 20 users signed in, 4 worker processes
  * calling their tokens (3 s tokens, rotating refresh tokens), the master SIGKILLed mid-run, and afterwards: no token
  * served to the wrong user, no refresh token lost (every stored one accepted by the server), no call longer than the
- * failover plus `lockTtl` (and the token request and a margin for a busy machine).
+ * failover plus `lockTtl` (and the token request and a margin for a busy machine). Plain `vitest` and Promises only:
+ * the Effect 4 line's suites run it too (their vitest, `workers` of both lines).
  */
 import { randomUUID } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Emulator } from "@service-sdk/emulator"
-import * as Effect from "effect/Effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { findRedisServer } from "../../support/redisServer.js"
 import { sleep } from "../../support/topology.js"
 import {
@@ -15,9 +15,11 @@ import {
   type FailoverConfig,
   type FailoverReport,
   FailoverWorker,
+  effect3FailoverWorker,
   merge,
   refreshAccepted,
-  signInUsers
+  signInUsers,
+  type WorkerRunner
 } from "./failover.js"
 
 export interface Topology {
@@ -57,9 +59,14 @@ export const LAG_MS = 1500
 export const describeFailover = (
   name: string,
   start: () => Promise<Topology | undefined>,
-  options: { readonly laggingReplica?: boolean } = {}
+  options: {
+    readonly laggingReplica?: boolean
+    /** The workers' programs, taken in turn (default: the Effect 3 line's). */
+    readonly workers?: ReadonlyArray<WorkerRunner>
+  } = {}
 ): void => {
   const lagging = options.laggingReplica === true
+  const runners = options.workers ?? [effect3FailoverWorker]
   const binary = findRedisServer()
   if (binary === undefined) {
     const reason = "no redis-server ($SERVICE_SDK_REDIS_SERVER, on PATH or at /usr/bin/redis-server)"
@@ -85,109 +92,106 @@ export const describeFailover = (
       await emulator?.close()
     })
 
-    it.live(
-      lagging
-        ? `a replica frozen ${LAG_MS} ms before the master is SIGKILLed, under ${WORKERS} processes × ${USERS} users with rotating refresh tokens: no invalid_grant, no failed call, no refresh token lost`
-        : `the master SIGKILLed under ${WORKERS} processes × ${USERS} users with rotating refresh tokens: no wrong user, no refresh token lost, no call longer than the failover plus lockTtl`,
-      () =>
-        Effect.promise(async () => {
-          const world = { topology: topology!, emulator: emulator! }
-          // lagging: every user on the master that dies (a hash tag in the prefix puts a Cluster's users in one
-          // slot), the worst case for the writes its replica never got
-          const prefix = lagging ? `failover:{${randomUUID()}}:` : `failover:${randomUUID()}:`
-          const users = await signInUsers(world.emulator, prefix, USERS)
-          await world.topology.write(users)
-          const config: FailoverConfig = {
-            topology: world.topology.config,
-            prefix,
-            users: users.map((user) => user.userId),
-            authUrl: world.emulator.authUrl,
-            apiUrl: world.emulator.apiUrl,
-            clientId: world.emulator.clientId,
-            clientSecret: world.emulator.clientSecret,
-            callers: 8,
-            pauseMs: 100,
-            skew: "1 second",
-            lockTtl: `${LOCK_TTL_MS / 1000} seconds`, // the default
-            // the default: a command waits up to 5 s for Redis, longer than these failovers take
-            commandTimeout: "5 seconds"
-          }
-          const workers = await Promise.all(Array.from({ length: WORKERS }, () => FailoverWorker.start(config)))
-          const reports: Array<FailoverReport | undefined> = []
-          try {
-            // start-up (every user's first renewal, four processes warming up) is not what is measured
-            await sleep(1500)
-            reports.push(merge(await Promise.all(workers.map((worker) => worker.report()))))
-            await sleep(2500)
-            const before = merge(await Promise.all(workers.map((worker) => worker.report())))
-            reports.push(before)
-            const requestsBefore = (await world.emulator.stats()).tokenRequests.refresh_token
-            const keys = users.map((user) => user.key)
-            let atKill: ReadonlyArray<string | null> = []
-            const { killedAt, recoveredAt } = await world.topology.killMaster(
-              users[0]!.key,
-              lagging
-                ? {
-                    ms: LAG_MS,
-                    beforeKill: async () => {
-                      atKill = await world.topology.read(keys)
-                    }
-                  }
-                : undefined
-            )
-            const failoverMs = recoveredAt - killedAt
-            // entries the failover took back to an older token (writes the old master acknowledged, then lost)
-            const afterKill = lagging ? await world.topology.read(keys) : []
-            const rolledBack = afterKill.filter((entry, index) => expiresAt(entry) < expiresAt(atKill[index] ?? null))
-            // a few expiries after the failover: the fleet heals what the failover left (and shows it does)
-            await sleep(4000)
-            const around = merge(await Promise.all(workers.map((worker) => worker.report())))
-            reports.push(around)
-            const requestsAround = (await world.emulator.stats()).tokenRequests.refresh_token - requestsBefore
-            reports.push(...(await Promise.all(workers.map((worker) => worker.stop()))))
-            const all = merge(reports)
+    it(lagging
+      ? `a replica frozen ${LAG_MS} ms before the master is SIGKILLed, under ${WORKERS} processes × ${USERS} users with rotating refresh tokens: no invalid_grant, no failed call, no refresh token lost`
+      : `the master SIGKILLed under ${WORKERS} processes × ${USERS} users with rotating refresh tokens: no wrong user, no refresh token lost, no call longer than the failover plus lockTtl`, async () => {
+      const world = { topology: topology!, emulator: emulator! }
+      // lagging: every user on the master that dies (a hash tag in the prefix puts a Cluster's users in one
+      // slot), the worst case for the writes its replica never got
+      const prefix = lagging ? `failover:{${randomUUID()}}:` : `failover:${randomUUID()}:`
+      const users = await signInUsers(world.emulator, prefix, USERS)
+      await world.topology.write(users)
+      const config: FailoverConfig = {
+        topology: world.topology.config,
+        prefix,
+        users: users.map((user) => user.userId),
+        authUrl: world.emulator.authUrl,
+        apiUrl: world.emulator.apiUrl,
+        clientId: world.emulator.clientId,
+        clientSecret: world.emulator.clientSecret,
+        callers: 8,
+        pauseMs: 100,
+        skew: "1 second",
+        lockTtl: `${LOCK_TTL_MS / 1000} seconds`, // the default
+        // the default: a command waits up to 5 s for Redis, longer than these failovers take
+        commandTimeout: "5 seconds"
+      }
+      const workers = await Promise.all(
+        Array.from({ length: WORKERS }, (_, index) => FailoverWorker.start(config, runners[index % runners.length]))
+      )
+      const reports: Array<FailoverReport | undefined> = []
+      try {
+        // start-up (every user's first renewal, four processes warming up) is not what is measured
+        await sleep(1500)
+        reports.push(merge(await Promise.all(workers.map((worker) => worker.report()))))
+        await sleep(2500)
+        const before = merge(await Promise.all(workers.map((worker) => worker.report())))
+        reports.push(before)
+        const requestsBefore = (await world.emulator.stats()).tokenRequests.refresh_token
+        const keys = users.map((user) => user.key)
+        let atKill: ReadonlyArray<string | null> = []
+        const { killedAt, recoveredAt } = await world.topology.killMaster(
+          users[0]!.key,
+          lagging
+            ? {
+                ms: LAG_MS,
+                beforeKill: async () => {
+                  atKill = await world.topology.read(keys)
+                }
+              }
+            : undefined
+        )
+        const failoverMs = recoveredAt - killedAt
+        // entries the failover took back to an older token (writes the old master acknowledged, then lost)
+        const afterKill = lagging ? await world.topology.read(keys) : []
+        const rolledBack = afterKill.filter((entry, index) => expiresAt(entry) < expiresAt(atKill[index] ?? null))
+        // a few expiries after the failover: the fleet heals what the failover left (and shows it does)
+        await sleep(4000)
+        const around = merge(await Promise.all(workers.map((worker) => worker.report())))
+        reports.push(around)
+        const requestsAround = (await world.emulator.stats()).tokenRequests.refresh_token - requestsBefore
+        reports.push(...(await Promise.all(workers.map((worker) => worker.stop()))))
+        const all = merge(reports)
 
-            const entries = await world.topology.read(users.map((user) => user.key))
-            const verdicts = await Promise.all(entries.map((entry) => refreshAccepted(world.emulator, entry)))
-            const lost = users.filter((_, index) => verdicts[index] !== "accepted").map((user) => user.userId)
-            console.info(
-              `${name}: failover ${failoverMs} ms; around it ${around.calls} calls, errors ${JSON.stringify(around.errors)}, ` +
-                `longest call ${around.maxMs} ms (${around.maxAt - killedAt} ms after the kill), ${requestsAround} refreshes; ` +
-                `before it: errors ${JSON.stringify(before.errors)}, longest ${before.maxMs} ms; ` +
-                `${all.verified} tokens checked at /me, ${all.wrongUser} wrong-user, ${all.unverified} unchecked; ` +
-                `invalid_grant answers: ${all.invalidGrants}; ` +
-                (lagging ? `entries rolled back by the failover (read right after it): ${rolledBack.length}; ` : "") +
-                `lost refresh tokens: ${lost.length === 0 ? "none" : lost.join(", ")}\n` +
-                `  messages: ${JSON.stringify(all.messages)}\n` +
-                `  slow calls (ms after the kill): ${JSON.stringify(all.slow.map((call) => [call.ms, call.at - killedAt, call.userId]))}`
-            )
-            expect(all.wrongUser).toBe(0)
-            expect(all.verified).toBeGreaterThan(USERS)
-            expect(
-              Object.keys(all.errors).filter((tag) => tag !== "TokenCacheError" && tag !== "AuthenticationError")
-            ).toEqual([])
-            // the lock a failover orphaned (its release lost) expires within lockTtl; then one token request. On a
-            // loaded machine calls are slow without any failover: the same run's longest call before the kill is
-            // the margin (2 s at least)
-            expect(around.maxMs).toBeLessThan(failoverMs + LOCK_TTL_MS + Math.max(2000, before.maxMs))
-            // every stored refresh token still works: a renewal's write that failed in the failover is retried in the
-            // background until it lands (the core's shared-cache write, issue 18), and one the failover lost after it
-            // was acknowledged is written again at that process's next renewal
-            expect(lost).toEqual([])
-            if (lagging) {
-              // calls still under way at the report above end at the workers' stop: bounded too
-              expect(all.maxMs).toBeLessThan(failoverMs + LOCK_TTL_MS + Math.max(2000, before.maxMs))
-              // a rotated refresh token the old master acknowledged but never replicated is written back by the
-              // process that holds it before anyone presents the older one (issue 28): not one rejected refresh,
-              // not one failed call
-              expect(all.invalidGrants).toBe(0)
-              expect(all.errors).toEqual({})
-            }
-          } finally {
-            await Promise.all(workers.map((worker) => worker.stop()))
-          }
-        }),
-      180_000
-    )
+        const entries = await world.topology.read(users.map((user) => user.key))
+        const verdicts = await Promise.all(entries.map((entry) => refreshAccepted(world.emulator, entry)))
+        const lost = users.filter((_, index) => verdicts[index] !== "accepted").map((user) => user.userId)
+        console.info(
+          `${name}: failover ${failoverMs} ms; around it ${around.calls} calls, errors ${JSON.stringify(around.errors)}, ` +
+            `longest call ${around.maxMs} ms (${around.maxAt - killedAt} ms after the kill), ${requestsAround} refreshes; ` +
+            `before it: errors ${JSON.stringify(before.errors)}, longest ${before.maxMs} ms; ` +
+            `${all.verified} tokens checked at /me, ${all.wrongUser} wrong-user, ${all.unverified} unchecked; ` +
+            `invalid_grant answers: ${all.invalidGrants}; ` +
+            (lagging ? `entries rolled back by the failover (read right after it): ${rolledBack.length}; ` : "") +
+            `lost refresh tokens: ${lost.length === 0 ? "none" : lost.join(", ")}\n` +
+            `  messages: ${JSON.stringify(all.messages)}\n` +
+            `  slow calls (ms after the kill): ${JSON.stringify(all.slow.map((call) => [call.ms, call.at - killedAt, call.userId]))}`
+        )
+        expect(all.wrongUser).toBe(0)
+        expect(all.verified).toBeGreaterThan(USERS)
+        expect(
+          Object.keys(all.errors).filter((tag) => tag !== "TokenCacheError" && tag !== "AuthenticationError")
+        ).toEqual([])
+        // the lock a failover orphaned (its release lost) expires within lockTtl; then one token request. On a
+        // loaded machine calls are slow without any failover: the same run's longest call before the kill is
+        // the margin (2 s at least)
+        expect(around.maxMs).toBeLessThan(failoverMs + LOCK_TTL_MS + Math.max(2000, before.maxMs))
+        // every stored refresh token still works: a renewal's write that failed in the failover is retried in the
+        // background until it lands (the core's shared-cache write, issue 18), and one the failover lost after it
+        // was acknowledged is written again at that process's next renewal
+        expect(lost).toEqual([])
+        if (lagging) {
+          // calls still under way at the report above end at the workers' stop: bounded too
+          expect(all.maxMs).toBeLessThan(failoverMs + LOCK_TTL_MS + Math.max(2000, before.maxMs))
+          // a rotated refresh token the old master acknowledged but never replicated is written back by the
+          // process that holds it before anyone presents the older one (issue 28): not one rejected refresh,
+          // not one failed call
+          expect(all.invalidGrants).toBe(0)
+          expect(all.errors).toEqual({})
+        }
+      } finally {
+        await Promise.all(workers.map((worker) => worker.stop()))
+      }
+    }, 180_000)
   })
 }

@@ -7,85 +7,17 @@
 // (UserTokens over a RedisTokenStore) in a loop; every new token a user is served is checked against the data API's
 // /me (its owner must be that user). It prints one JSON line per event on stdout: {"event":"ready"} and
 // {"event":"report", ...}. Commands on stdin, one per line: "report" (counts since the last report), "stop" (callers
-// finish their call, the store closes, a last report, exit).
-import { createHash } from "node:crypto"
-import { createInterface } from "node:readline"
+// finish their call, the store closes, a last report, exit). The line-free half is failoverProcess.mjs.
 import { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { RedisTokenStore } from "@service-sdk/redis"
 import { Effect, Layer, Redacted } from "effect"
-import { Cluster, Redis } from "ioredis"
+import * as ioredis from "ioredis"
 import { UserTokens } from "service-sdk"
+import { failoverProcess } from "./failoverProcess.mjs"
 
-const config = JSON.parse(process.argv[2])
-const emit = (event) => process.stdout.write(`${JSON.stringify(event)}\n`)
-const hash = (token) => createHash("sha256").update(token).digest("hex").slice(0, 12)
-const millis = (text) => Number(String(text).split(" ")[0]) * (String(text).includes("second") ? 1000 : 1)
-
-// The README's client recipe: no offline queue (a command fails at once while the client is not connected; the cache
-// tries it again until its commandTimeout), ioredis' own timeout and retries within the cache's, no resending of
-// abandoned commands, reconnections every second at most.
-const commandTimeout = millis(config.commandTimeout)
-const client =
-  config.topology.kind === "cluster"
-    ? new Cluster(config.topology.nodes, {
-        enableOfflineQueue: false,
-        clusterRetryStrategy: (times) => Math.min(100 * times, 1000),
-        redisOptions: {
-          commandTimeout,
-          maxRetriesPerRequest: 0,
-          autoResendUnfulfilledCommands: false,
-          connectTimeout: commandTimeout
-        }
-      })
-    : new Redis({
-        sentinels: config.topology.sentinels,
-        name: config.topology.name,
-        enableOfflineQueue: false,
-        commandTimeout,
-        maxRetriesPerRequest: 0,
-        autoResendUnfulfilledCommands: false,
-        connectTimeout: commandTimeout,
-        retryStrategy: (times) => Math.min(100 * times, 1000),
-        sentinelRetryStrategy: (times) => Math.min(100 * times, 1000),
-        reconnectOnError: (error) => error.message.startsWith("READONLY")
-      })
-client.on("error", () => {})
-
-const fresh = () => ({
-  calls: 0,
-  errors: {},
-  messages: [],
-  slow: [],
-  maxMs: 0,
-  maxAt: 0,
-  wrongUser: 0,
-  verified: 0,
-  unverified: 0,
-  invalidGrants: 0
-})
-let stats = fresh()
-let running = true
-const seen = new Map(config.users.map((user) => [user, new Set()]))
-
-/** The owner of a token, as the data API sees it (off the caller's path). */
-const verify = async (userId, token) => {
-  try {
-    const response = await fetch(`${config.apiUrl}/me`, { headers: { authorization: `Bearer ${token}` } })
-    if (response.status !== 200) {
-      stats.unverified++
-      return
-    }
-    const me = await response.json()
-    if (me.id === userId) stats.verified++
-    else {
-      stats.wrongUser++
-      process.stderr.write(`wrong user: ${userId} was served a token of ${me.id}\n`)
-    }
-  } catch {
-    stats.unverified++
-  }
-}
+const worker = failoverProcess(ioredis)
+const { config } = worker
 
 // Counts the token endpoint's invalid_grant answers (a refresh token presented after it was rotated out).
 const Http = Layer.effect(
@@ -95,9 +27,7 @@ const Http = Layer.effect(
       response.status === 400 && response.request.url.endsWith("/api/token")
         ? Effect.map(
             Effect.orElseSucceed(response.json, () => null),
-            (body) => {
-              if (body?.error === "invalid_grant") stats.invalidGrants++
-            }
+            worker.tokenError
           )
         : Effect.void
     )
@@ -106,7 +36,7 @@ const Http = Layer.effect(
 
 const program = Effect.gen(function* () {
   const store = yield* RedisTokenStore.make({
-    client,
+    client: worker.client,
     prefix: config.prefix,
     lockTtl: config.lockTtl,
     commandTimeout: config.commandTimeout,
@@ -124,39 +54,23 @@ const program = Effect.gen(function* () {
     Effect.suspend(() => {
       const started = performance.now()
       return Effect.either(users.provider(userId).getAccessToken).pipe(
-        Effect.flatMap((result) => Effect.sync(() => record(userId, started, result)))
+        Effect.flatMap((result) =>
+          Effect.sync(() =>
+            result._tag === "Left"
+              ? worker.record(userId, started, result.left)
+              : worker.record(userId, started, undefined, Redacted.value(result.right))
+          )
+        )
       )
     })
-  const record = (userId, started, result) => {
-    const took = performance.now() - started
-    stats.calls++
-    if (took > stats.maxMs) {
-      stats.maxMs = took
-      stats.maxAt = Date.now()
-    }
-    if (took > 1000 && stats.slow.length < 5) stats.slow.push({ ms: Math.round(took), at: Date.now(), userId })
-    if (result._tag === "Left") {
-      stats.errors[result.left._tag] = (stats.errors[result.left._tag] ?? 0) + 1
-      // error messages never hold a token (the SDK's contract): a few, for the test's log
-      const text = `${result.left._tag}: ${result.left.message}`.slice(0, 300)
-      if (stats.messages.length < 3 && !stats.messages.includes(text)) stats.messages.push(text)
-      return
-    }
-    const token = Redacted.value(result.right)
-    const tokens = seen.get(userId)
-    if (!tokens.has(hash(token))) {
-      tokens.add(hash(token))
-      void verify(userId, token)
-    }
-  }
   const loop = (caller) =>
     Effect.gen(function* () {
-      for (let turn = caller; running; turn++) {
+      for (let turn = caller; worker.running(); turn++) {
         yield* call(config.users[turn % config.users.length])
         yield* Effect.sleep(`${config.pauseMs} millis`)
       }
     })
-  yield* Effect.sync(() => emit({ event: "ready" }))
+  yield* Effect.sync(worker.ready)
   yield* Effect.forEach(
     Array.from({ length: config.callers }, (_, caller) => caller),
     loop,
@@ -164,27 +78,4 @@ const program = Effect.gen(function* () {
   )
 }).pipe(Effect.scoped, Effect.provide(Http))
 
-const report = () => {
-  const { maxMs, ...rest } = stats
-  stats = fresh()
-  emit({ event: "report", ...rest, maxMs: Math.round(maxMs) })
-}
-
-createInterface({ input: process.stdin }).on("line", (line) => {
-  if (line === "report") report()
-  else if (line === "stop") running = false
-})
-
-Effect.runPromise(program).then(
-  async () => {
-    // the last checks of new tokens, then the last report
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    report()
-    client.disconnect()
-    process.exit(0)
-  },
-  (error) => {
-    process.stderr.write(`${String(error)}\n`)
-    process.exit(1)
-  }
-)
+worker.run(Effect.runPromise(program))

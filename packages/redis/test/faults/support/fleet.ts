@@ -6,11 +6,18 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { fileURLToPath } from "node:url"
-import { afterAll, beforeAll, describe, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, it } from "vitest"
 import { Emulator } from "@service-sdk/emulator"
 import { Redis } from "ioredis"
 import { scaled } from "../../support/load.js"
 import { findRedisServer, freePort } from "../../support/redisServer.js"
+import type { WorkerRunner } from "./failover.js"
+
+/** The Effect 3 line's fault worker, on this process' Node. */
+export const effect3FaultWorker: WorkerRunner = {
+  node: process.execPath,
+  script: fileURLToPath(new URL("./faultWorker.mjs", import.meta.url))
+}
 
 export const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis))
 
@@ -129,9 +136,8 @@ export class Worker {
 
   private constructor(readonly child: ChildProcess) {}
 
-  static start(config: WorkerConfig): Promise<Worker> {
-    const script = fileURLToPath(new URL("./faultWorker.mjs", import.meta.url))
-    const child = spawn(process.execPath, [script, JSON.stringify(config)], { stdio: ["pipe", "pipe", "pipe"] })
+  static start(config: WorkerConfig, runner: WorkerRunner = effect3FaultWorker): Promise<Worker> {
+    const child = spawn(runner.node, [runner.script, JSON.stringify(config)], { stdio: ["pipe", "pipe", "pipe"] })
     const worker = new Worker(child)
     return new Promise((resolve, reject) => {
       let buffer = ""
@@ -224,8 +230,14 @@ export class Worker {
 export class Fleet {
   private constructor(readonly workers: ReadonlyArray<Worker>) {}
 
-  static async start(configs: ReadonlyArray<WorkerConfig>): Promise<Fleet> {
-    const started = await Promise.allSettled(configs.map((config) => Worker.start(config)))
+  /** One worker per config, the `runners` taken in turn (a mixed fleet when they are of both lines). */
+  static async start(
+    configs: ReadonlyArray<WorkerConfig>,
+    runners: ReadonlyArray<WorkerRunner> = [effect3FaultWorker]
+  ): Promise<Fleet> {
+    const started = await Promise.allSettled(
+      configs.map((config, index) => Worker.start(config, runners[index % runners.length]))
+    )
     const workers = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []))
     const failed = started.find((result) => result.status === "rejected")
     if (failed !== undefined) {

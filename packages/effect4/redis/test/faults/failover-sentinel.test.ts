@@ -1,0 +1,16 @@
+/**
+ * Sentinel failover (the Effect 3 line's suite, `failoverSuite.ts`) under a mixed fleet: two Effect 4 processes and
+ * two Effect 3 processes, 20 users, rotating refresh tokens, the master SIGKILLed; and again with its replica frozen
+ * and left behind just before (issue 28's lagging replica).
+ */
+import { describeFailover } from "../../../../redis/test/faults/support/failoverSuite.js"
+import { startSentinelFailover } from "../../../../redis/test/faults/support/topologies.js"
+import { failoverWorkers } from "./support/workers.js"
+
+const workers = [failoverWorkers.effect4, failoverWorkers.effect3]
+
+describeFailover("Redis Sentinel failover, mixed fleet", startSentinelFailover, { workers })
+describeFailover("Redis Sentinel failover, replica lagging, mixed fleet", startSentinelFailover, {
+  laggingReplica: true,
+  workers
+})
