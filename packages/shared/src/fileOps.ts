@@ -51,6 +51,12 @@ export type Op =
   | { readonly _tag: "statDir"; readonly path: string }
   /** the line's clock in ms (its `Clock`: TestClock in tests) → number */
   | { readonly _tag: "clock" }
+  /**
+   * the time the file system stamps mtimes with, in ms → number: staleness compares mtimes with it, so it is the
+   * operating system's wall clock, not the line's `Clock` (under TestClock that starts at 0 and every mtime would look
+   * a lifetime ahead); waits and timeouts use `clock`
+   */
+  | { readonly _tag: "fileTime" }
   /** the line's sleep (interruptible) → void */
   | { readonly _tag: "sleep"; readonly millis: number }
   /** a warning in the line's logger → void */
@@ -104,6 +110,7 @@ export const exists = (path: string) => perform<boolean>({ _tag: "exists", path 
 export const mtime = (path: string) => perform<number>({ _tag: "mtime", path })
 export const statDir = (path: string) => perform<DirectoryStat | undefined>({ _tag: "statDir", path })
 export const clock = () => perform<number>({ _tag: "clock" })
+export const fileTime = () => perform<number>({ _tag: "fileTime" })
 export const sleep = (millis: number) => perform<void>({ _tag: "sleep", millis })
 export const warn = (message: string) => perform<void>({ _tag: "warn", message })
 

@@ -69,8 +69,9 @@ const operation = (fs: FileSystem.FileSystem, op: Op): Effect.Effect<unknown, un
     case "exists":
       return platform(fs.exists(op.path))
     case "mtime":
-      return platform(
-        Effect.map(fs.stat(op.path), (info) => (info.mtime._tag === "Some" ? info.mtime.value.getTime() : Date.now()))
+      // a platform that reports no mtime: node's own stat
+      return Effect.flatMap(platform(fs.stat(op.path)), (info) =>
+        info.mtime._tag === "Some" ? Effect.succeed(info.mtime.value.getTime()) : node(op)
       )
     case "clock":
       return Clock.currentTimeMillis

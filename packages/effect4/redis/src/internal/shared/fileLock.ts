@@ -80,10 +80,9 @@ export const make = (
   }
 
   /** Whether the lock found is stale (see the module's comment). */
-  const stale = (current: FileCas.Current): boolean => {
+  const stale = (current: FileCas.Current, now: number): boolean => {
     if (current._tag === "Missing") return false
     if (current._tag === "Irregular") return true
-    const now = Date.now()
     if (current.mtimeMs > now + FileCas.FUTURE_SLACK_MS) return true
     const holder = parseHolder(current.text)
     if (holder === undefined) return now > current.mtimeMs + ttlMillis
@@ -110,7 +109,7 @@ export const make = (
         if ((yield* named(lock.replace(current, text))) === "Won") return { owner, version: `r${revision}` }
         continue
       }
-      if (stale(current)) {
+      if (stale(current, yield* Ops.fileTime())) {
         // a file cannot be renamed over a directory: one is moved away first (by the same compare-and-set rule)
         if (current._tag === "Irregular" && current.kind === "a directory") {
           if ((yield* named(lock.remove(current))) === "Won") {

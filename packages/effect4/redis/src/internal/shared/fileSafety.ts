@@ -294,6 +294,9 @@ export const nodeOperation = async (op: Op): Promise<unknown> => {
         )
       case "mtime":
         return (await Fs.stat(op.path)).mtimeMs
+      case "fileTime":
+        // the one reading of the wall clock in the file protocol: the clock mtimes are stamped with (see fileOps.ts)
+        return Date.now()
       case "statDir":
         return await statDirectory(op.path)
       default:

@@ -123,7 +123,7 @@ export const make = (name: string, options: Options) => {
   /** Whether a claim can no longer act, or may be cancelled: its writer gone, its change gone, or too old. */
   function* claimStale(found: Found, claim: Claim | undefined): Program<boolean> {
     if (found._tag !== "File" || claim === undefined) return true
-    const time = Date.now()
+    const time = yield* Ops.fileTime()
     if (found.mtimeMs > time + FUTURE_SLACK_MS) return true
     if (Safety.holderGone(claim)) return true
     const ttl = Math.min(
@@ -298,7 +298,7 @@ export const make = (name: string, options: Options) => {
 
   function* sweepOnce(all: boolean, how: { readonly republish?: boolean }): Program<void> {
     const names = yield* Ops.readdir(dir)
-    const time = Date.now()
+    const time = yield* Ops.fileTime()
     const claims: Array<{ readonly path: string; readonly version: string }> = []
     for (const entry of names) {
       const path = `${dir}/${entry}`
