@@ -6,7 +6,9 @@
  *   node scripts/shared.mjs          copy them (npm run shared)
  *   node scripts/shared.mjs --check  exit 1 when a copy differs from its original (a test runs this check too)
  *
- * Each copy starts with a one-line header naming its original; the rest is byte for byte the original.
+ * Each copy starts with a one-line header naming its original; the rest is byte for byte the original. The copies are
+ * not in git (.gitignore): the root's `npm install` (postinstall) and `npm test` make them, so the original is the
+ * only place to edit.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
