@@ -46,3 +46,18 @@ export const rejectedMessage = (
     ? `the sign-in ended on ${iso(end)} (the refresh token expired; refreshing does not extend it, and the server refused it: ${reason}): sign in again`
     : `the refresh token was rejected (${reason}): sign in again`
 }
+
+/**
+ * A refusal that is final for the refresh token sent (DESIGN section 4): `invalid_grant`, or a 400 whose body names no
+ * error code at all (RFC 6749 §5.2 requires one; some servers answer an empty 400).
+ */
+export const isFinalRefusal = (refusal: {
+  readonly status?: number | undefined
+  readonly payload?: { readonly error: string } | undefined
+}): boolean => refusal.payload?.error === "invalid_grant" || (refusal.status === 400 && refusal.payload === undefined)
+
+/** The failure of a refresh token the entry already marks as refused (`refresh_rejected`): it is not sent again. */
+export const REJECTED_EARLIER = {
+  message: "the refresh token was rejected (invalid_grant): sign in again",
+  payload: { error: "invalid_grant", error_description: "the refresh token was rejected earlier and is not sent again" }
+} as const

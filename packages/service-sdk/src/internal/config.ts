@@ -11,6 +11,7 @@ import { ConfigurationError } from "../ServiceError.js"
 import type { Options as OAuthClientOptions } from "../OAuthClient.js"
 import { redirectUriProblem } from "./redirectUriRules.js"
 import { maskUrlCredentials } from "./redact.js"
+import { normalizeScope } from "./shared/grant.js"
 
 export const DEFAULT_AUTH_URL = "https://accounts.service.example"
 export const DEFAULT_API_URL = "https://api.service.example/v1"
@@ -109,12 +110,7 @@ export const resolveUrl = (value: string | undefined, option: "authUrl" | "apiUr
   )
 
 /** Scope: a list is joined with single spaces; commas and whitespace runs in a string become single spaces. */
-export const normalizeScope = (scope: string | ReadonlyArray<string> | undefined): string | undefined => {
-  if (scope === undefined) return undefined
-  const parts = (typeof scope === "string" ? [scope] : scope).flatMap((part) => part.split(/[\s,]+/))
-  const joined = parts.filter((part) => part !== "").join(" ")
-  return joined === "" ? undefined : joined
-}
+export { normalizeScope }
 
 const invalid = (message: string) => new ConfigurationError({ message })
 

@@ -1,6 +1,7 @@
 /**
- * The token-endpoint exchange (RFC 6749 §3.2), shared by every grant: client authentication, the form body, one
- * timed attempt, the retry policy, and the Schema decoding of the answer into a {@link TokenInfo}.
+ * The token-endpoint exchange (RFC 6749 §3.2), shared by every grant: client authentication and the form body
+ * (`shared/grant.ts`, one implementation for both lines), one timed attempt, the retry policy, and the Schema decoding
+ * of the answer into a {@link TokenInfo}.
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -17,6 +18,8 @@ import { TokenInfo } from "../TokenInfo.js"
 import { cleanUntrustedText, describeCause, isVisibleAscii, maskSecrets, safeCause } from "./redact.js"
 import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
 import { withSafeSpans } from "./safeSpans.js"
+import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "./shared/backoff.js"
+import * as Form from "./shared/grant.js"
 
 export type Grant =
   | { readonly grant_type: "client_credentials"; readonly scope?: string | undefined }
@@ -45,61 +48,38 @@ export interface TokenEndpointConfig {
 /** A token endpoint bound to its configuration: one call per grant, retried by the shared policy. */
 export type TokenEndpoint = (grant: Grant) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
 
-/** The longest `Retry-After` a token call waits for; longer answers fail at once with TransportError. */
-const MAX_TOKEN_RETRY_AFTER = Duration.seconds(60)
-
-/** RFC 6749 §2.3.1: client id and secret are form-encoded before they are joined and base64-encoded. */
-export const clientAuthorization = (clientId: string, clientSecret: Redacted.Redacted<string>): string => {
-  const formEncode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2)
-  const credentials = `${formEncode(clientId)}:${formEncode(Redacted.value(clientSecret))}`
-  return `Basic ${Buffer.from(credentials, "utf8").toString("base64")}`
-}
-
-/** The form parameters of a grant (RFC 6749 §4.1.3, §4.4.2, §6); no parameter is sent empty. */
-export const grantParameters = (grant: Grant): Record<string, string> => {
-  const params: Record<string, string> = { grant_type: grant.grant_type }
+/** The grant as sent: its `Redacted` values unwrapped, at the edge, right before the request is built. */
+const formOf = (grant: Grant): Form.GrantForm => {
   switch (grant.grant_type) {
     case "client_credentials":
-      if (grant.scope) params.scope = grant.scope
-      break
+      return grant
     case "authorization_code":
-      params.code = Redacted.value(grant.code)
-      params.redirect_uri = grant.redirect_uri
-      if (grant.code_verifier !== undefined) params.code_verifier = Redacted.value(grant.code_verifier)
-      break
+      return {
+        grant_type: "authorization_code",
+        code: Redacted.value(grant.code),
+        redirect_uri: grant.redirect_uri,
+        code_verifier: grant.code_verifier === undefined ? undefined : Redacted.value(grant.code_verifier)
+      }
     case "refresh_token":
-      params.refresh_token = Redacted.value(grant.refresh_token)
-      if (grant.scope) params.scope = grant.scope
-      break
+      return { grant_type: "refresh_token", refresh_token: Redacted.value(grant.refresh_token), scope: grant.scope }
   }
-  return params
 }
 
-/**
- * How the client authenticates (RFC 6749 §2.3.1, §3.2.1): a confidential client with HTTP Basic; a public client
- * identifies itself with `client_id` in the form body and sends no Authorization header.
- */
-export const clientAuthentication = (
-  clientId: string,
-  clientSecret: Redacted.Redacted<string> | undefined
-): { readonly headers: Record<string, string>; readonly body: Record<string, string> } =>
-  clientSecret === undefined
-    ? { headers: {}, body: { client_id: clientId } }
-    : { headers: { authorization: clientAuthorization(clientId, clientSecret) }, body: {} }
+const secretOf = (secret: Redacted.Redacted<string> | undefined) =>
+  secret === undefined ? undefined : Redacted.value(secret)
+
+/** RFC 6749 §2.3.1: the `Authorization: Basic` value of a confidential client (`shared/grant.ts`). */
+export const clientAuthorization = (clientId: string, clientSecret: Redacted.Redacted<string>): string =>
+  Form.basicAuthorization(clientId, Redacted.value(clientSecret))
 
 /**
- * The secret values a token request carries (the client secret, the code, the PKCE verifier, the refresh token):
- * what must be masked wherever server-supplied text could echo them back.
+ * The secret values a grant's request carries (the client secret, the code, the PKCE verifier, the refresh token):
+ * what must be masked wherever server-supplied text could echo them back (`shared/grant.ts`).
  */
 export const requestSecrets = (
   grant: Grant,
   clientSecret: Redacted.Redacted<string> | undefined
-): ReadonlyArray<string> => {
-  const secrets: Array<Redacted.Redacted<string> | undefined> = [clientSecret]
-  if (grant.grant_type === "authorization_code") secrets.push(grant.code, grant.code_verifier)
-  if (grant.grant_type === "refresh_token") secrets.push(grant.refresh_token)
-  return secrets.flatMap((secret) => (secret === undefined ? [] : [Redacted.value(secret)]))
-}
+): ReadonlyArray<string> => Form.grantSecrets(formOf(grant), secretOf(clientSecret))
 
 /**
  * RFC 6749 §5.1, with `expires_in` required: a token without a lifetime cannot be renewed on time. Built and
@@ -222,7 +202,7 @@ const interpret = (
     if (status === 429 || status >= 500) {
       const retryAfter =
         status === 429 || status === 503 ? yield* parseRetryAfter(response.headers["retry-after"]) : Option.none()
-      const waitTooLong = Option.exists(retryAfter, (wait) => Duration.greaterThan(wait, MAX_TOKEN_RETRY_AFTER))
+      const waitTooLong = Option.exists(retryAfter, (wait) => Duration.toMillis(wait) > MAX_TOKEN_RETRY_AFTER_MILLIS)
       const error = new TransportError({
         message: waitTooLong
           ? `token endpoint answered ${status} and asked to retry after ${Duration.format(Option.getOrThrow(retryAfter))}`
@@ -237,17 +217,17 @@ const interpret = (
 /** Binds the exchange to a configuration and an `HttpClient`. */
 export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpClient): TokenEndpoint => {
   const url = `${config.authUrl}/api/token`
-  const authentication = clientAuthentication(config.clientId, config.clientSecret)
+  const clientSecret = secretOf(config.clientSecret)
+  const authentication = Form.clientAuthentication(config.clientId, clientSecret)
   const client = withSafeSpans(httpClient)
-  // The Basic credential (its base64 and the decoded `id:secret`) on top of each value the request carries.
-  const basic = authentication.headers.authorization?.slice("Basic ".length)
-  const credentialSecrets =
-    basic === undefined ? [] : [basic, Buffer.from(basic, "base64").toString("utf8"), `Basic ${basic}`]
+  // The Basic credential (the header, its base64 and the decoded `id:secret`) on top of each value the request carries.
+  const credentialSecrets = Form.credentialSecrets(config.clientId, clientSecret)
   return (grant) => {
-    const secrets = [...credentialSecrets, ...requestSecrets(grant, config.clientSecret)]
+    const form = formOf(grant)
+    const secrets = [...credentialSecrets, ...Form.grantSecrets(form, clientSecret)]
     const request = HttpClientRequest.post(url).pipe(
       HttpClientRequest.setHeaders({ ...authentication.headers, accept: "application/json" }),
-      HttpClientRequest.bodyUrlParams({ ...grantParameters(grant), ...authentication.body })
+      HttpClientRequest.bodyUrlParams({ ...Form.grantParameters(form), ...authentication.body })
     )
     const requestedScope = grant.grant_type === "authorization_code" ? undefined : grant.scope
     const attempt = client.execute(request).pipe(
