@@ -30,7 +30,7 @@ import { visit } from "./loopback.js"
 import { forgetLogin, loginPath, readLogin, saveLogin, secureCacheDirectory } from "./login.js"
 import type { EmulatorFlags, LoginFlags, LogoutFlags, TokenFlags, WhoamiFlags } from "./commands.js"
 import { PROGRAM } from "./help.js"
-import { authUrlFromEnv, DEFAULT_AUTH_URL, publicClientFromEnv, resolveTarget } from "./target.js"
+import { DEFAULT_AUTH_URL, publicClientFromEnv, resolveTarget } from "./target.js"
 import { oneLine } from "./terminal.js"
 
 const http = NodeHttpClient.layerUndici
@@ -43,9 +43,7 @@ export { demo }
 export const token = (flags: TokenFlags) =>
   Effect.gen(function* () {
     const target = yield* resolveTarget(flags)
-    yield* Effect.logDebug(
-      `token: client credentials for ${target.clientId} at ${target.authUrl ?? (yield* authUrlFromEnv)}`
-    )
+    yield* Effect.logDebug(`token: client credentials for ${target.clientId} at ${target.authUrl}`)
     // one protocol step, nothing kept: the command prints the token and ends
     const oauth = yield* OAuthClient.make({
       clientId: target.clientId,
@@ -155,7 +153,6 @@ export const whoami = (flags: WhoamiFlags) =>
     }
     yield* secureCacheDirectory(path)
     const tokenCache = yield* TokenCache.file(path)
-    const authUrl = target.authUrl ?? (yield* authUrlFromEnv)
     const layer = ServiceClient.layer({ apiUrl: target.apiUrl }).pipe(
       Layer.provideMerge(
         AuthorizationCode.layer({
@@ -164,7 +161,7 @@ export const whoami = (flags: WhoamiFlags) =>
           publicClient: target.publicClient,
           authUrl: target.authUrl,
           tokenCache,
-          refreshTokenLifetime: refreshTokenLifetimeOf(authUrl)
+          refreshTokenLifetime: refreshTokenLifetimeOf(target.authUrl)
         })
       ),
       Layer.provide(http)

@@ -54,6 +54,26 @@ export const requiredOption = (value: string | undefined, option: keyof typeof E
 export const secretValue = (value: string | Redacted.Redacted<string> | undefined): string | undefined =>
   value === undefined ? undefined : Redacted.isRedacted(value) ? Redacted.value(value) : value
 
+/**
+ * The client id and secret, from options or the environment, nothing required yet (missing is none). A public client
+ * has no secret: it is neither read from the environment nor returned.
+ */
+export const lookupCredentials = (options: {
+  readonly clientId?: string | undefined
+  readonly clientSecret?: string | Redacted.Redacted<string> | undefined
+  readonly publicClient?: boolean | undefined
+}): Effect.Effect<{
+  readonly clientId: Option.Option<string>
+  readonly clientSecret: Option.Option<Redacted.Redacted<string>>
+}> =>
+  Effect.all({
+    clientId: optionOrEnv(options.clientId, ENV.clientId),
+    clientSecret:
+      options.publicClient === true
+        ? Effect.succeed(Option.none<Redacted.Redacted<string>>())
+        : Effect.map(optionOrEnv(secretValue(options.clientSecret), ENV.clientSecret), Option.map(Redacted.make))
+  })
+
 /** What a plain-JS caller passed, for a message: the type and, for numbers, the value (never a string's content). */
 const describeValue = (value: unknown): string =>
   typeof value === "number" || typeof value === "bigint" || typeof value === "boolean"
