@@ -15,11 +15,12 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { AuthenticationError, type ErrorPayload, TransportError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
-import { cleanUntrustedText, describeCause, isVisibleAscii, maskSecrets, safeCause } from "./redact.js"
+import { describeCause, isVisibleAscii, safeCause } from "./redact.js"
 import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
 import { withSafeSpans } from "./safeSpans.js"
 import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "./shared/backoff.js"
 import * as Form from "./shared/grant.js"
+import * as Answer from "./shared/tokenResponse.js"
 
 export type Grant =
   | { readonly grant_type: "client_credentials"; readonly scope?: string | undefined }
@@ -101,31 +102,6 @@ const tokenResponseDecoder = () =>
   )
 let decodeTokenResponse: ReturnType<typeof tokenResponseDecoder> | undefined
 
-/** RFC 6749 §5.2; only the standard string fields are kept. */
-const oauthErrorPayload = (body: unknown): ErrorPayload | undefined => {
-  if (typeof body !== "object" || body === null || !("error" in body) || typeof body.error !== "string") {
-    return undefined
-  }
-  // server-supplied text: no control characters, capped (it reaches messages, logs and terminals)
-  const text = (key: string) => {
-    const value = (body as Record<string, unknown>)[key]
-    return typeof value === "string" ? cleanUntrustedText(value) : undefined
-  }
-  return {
-    error: cleanUntrustedText(body.error, 64),
-    ...(text("error_description") !== undefined ? { error_description: text("error_description") } : {}),
-    ...(text("error_uri") !== undefined ? { error_uri: text("error_uri") } : {})
-  }
-}
-
-const parseJson = (text: string): Option.Option<unknown> => {
-  try {
-    return Option.some(JSON.parse(text))
-  } catch {
-    return Option.none()
-  }
-}
-
 /** Which fields of a token response are wrong, without echoing any value (one of them may be the token). */
 const describeIssues = (error: ParseResult.ParseError): string => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
@@ -135,31 +111,13 @@ const describeIssues = (error: ParseResult.ParseError): string => {
 
 const malformed = (status: number, description: string) =>
   new AuthenticationError({
-    message: `malformed token response (${status}): ${description}`,
+    message: Answer.malformedMessage(status, description),
     status,
-    payload: { error: "invalid_token_response", error_description: description }
+    payload: { error: Answer.MALFORMED_ERROR, error_description: description }
   })
 
 const rejected = (status: number, payload: ErrorPayload | undefined) =>
-  new AuthenticationError({
-    message:
-      payload === undefined
-        ? `token endpoint rejected the request (${status})`
-        : `token endpoint rejected the request (${status} ${payload.error}${payload.error_description ? `: ${payload.error_description}` : ""})`,
-    status,
-    payload
-  })
-
-/** The payload with every known secret of the request masked in its text (a server may echo the request). */
-const maskPayload = (payload: ErrorPayload | undefined, secrets: ReadonlyArray<string>): ErrorPayload | undefined =>
-  payload === undefined
-    ? undefined
-    : (Object.fromEntries(
-        Object.entries(payload).map(([key, value]) => [
-          key,
-          typeof value === "string" ? maskSecrets(value, secrets) : value
-        ])
-      ) as unknown as ErrorPayload)
+  new AuthenticationError({ message: Answer.rejectedMessage(status, payload), status, payload })
 
 /** Turns one token-endpoint answer into a token, a final error, or a {@link Retryable} one. */
 const interpret = (
@@ -170,9 +128,9 @@ const interpret = (
 ): Effect.Effect<TokenInfo, AuthenticationError | TransportError | Retryable<TransportError>> =>
   Effect.gen(function* () {
     const status = response.status
-    const body = parseJson(text)
+    const body = Answer.parseJsonBody(text)
     if (status >= 200 && status < 300) {
-      if (Option.isNone(body)) return yield* malformed(status, "the body is not JSON")
+      if (!body.ok) return yield* malformed(status, "the body is not JSON")
       decodeTokenResponse ??= tokenResponseDecoder()
       const decoded = decodeTokenResponse(body.value)
       if (decoded._tag === "Left") return yield* malformed(status, describeIssues(decoded.left))
@@ -211,7 +169,7 @@ const interpret = (
       })
       return yield* waitTooLong ? Effect.fail(error) : Effect.fail(new Retryable(error, retryAfter))
     }
-    return yield* rejected(status, maskPayload(Option.getOrUndefined(Option.map(body, oauthErrorPayload)), secrets))
+    return yield* rejected(status, body.ok ? Answer.oauthErrorPayload(body.value, secrets) : undefined)
   })
 
 /** Binds the exchange to a configuration and an `HttpClient`. */
