@@ -17,13 +17,19 @@ export const endOfSignIn = (
   token.signInEndsAt ??
   (token.signedInAt === undefined || lifetimeSeconds === undefined ? undefined : token.signedInAt + lifetimeSeconds)
 
-const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
+/** An instant (seconds since the epoch) as the words print it: ISO 8601 in UTC, to the second. */
+export const iso = (seconds: number): string => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
+
+/** How long until `end`, in whole days and never below zero: "in 3 days", "in 1 day", "in 0 days". */
+export const inDays = (end: number, nowSeconds: number): string => {
+  const days = Math.max(0, Math.floor((end - nowSeconds) / 86_400))
+  return `in ${days} day${days === 1 ? "" : "s"}`
+}
 
 /** The warning of a renewal within 7 days of the end, or undefined when the end is further or unknown. */
 export const nearEndWarning = (name: string, end: number | undefined, nowSeconds: number): string | undefined => {
   if (end === undefined || end - nowSeconds > WARN_BEFORE_END_SECONDS) return undefined
-  const days = Math.max(0, Math.floor((end - nowSeconds) / 86_400))
-  return `${name}: the sign-in ends on ${iso(end)} (in ${days} day${days === 1 ? "" : "s"}; the refresh token is not extended by refreshing): sign in again before then`
+  return `${name}: the sign-in ends on ${iso(end)} (${inDays(end, nowSeconds)}; the refresh token is not extended by refreshing): sign in again before then`
 }
 
 /**
