@@ -3,7 +3,7 @@
  * error payload (server text cleaned, capped and with the request's secrets masked), and the words of a refused or
  * malformed answer. Each line decodes a token and builds its own error classes around these.
  */
-import { cleanUntrustedText, maskSecrets } from "./redact.js"
+import { cleanUntrustedText, isVisibleAscii, maskSecrets } from "./redact.js"
 
 /** RFC 6749 §5.2: the standard fields of an error answer. */
 export interface OAuthErrorPayload {
@@ -57,3 +57,23 @@ export const MALFORMED_ERROR = "invalid_token_response"
 /** The message of a 2xx answer that is no usable token; `description` never echoes a value of the answer. */
 export const malformedMessage = (status: number, description: string): string =>
   `malformed token response (${status}): ${description}`
+
+/**
+ * Why a decoded 2xx answer is no usable bearer token, or undefined when it is one: a `token_type` other than Bearer,
+ * or a token that is not visible ASCII (RFC 6750 §2.1: anything else, ESC, CR/LF or non-ASCII, would reach a header,
+ * a cache file or a terminal as is). The words never echo a value (a field of the answer may hold a token).
+ */
+export const unusableToken = (token: {
+  readonly access_token: string
+  readonly token_type?: string | null | undefined
+  readonly refresh_token?: string | null | undefined
+}): string | undefined => {
+  if (token.token_type != null && token.token_type.toLowerCase() !== "bearer") {
+    return "unsupported token_type (expected Bearer)"
+  }
+  if (!isVisibleAscii(token.access_token)) return "access_token is not visible ASCII (RFC 6750 §2.1)"
+  if (token.refresh_token != null && token.refresh_token !== "" && !isVisibleAscii(token.refresh_token)) {
+    return "refresh_token is not visible ASCII (RFC 6750 §2.1)"
+  }
+  return undefined
+}

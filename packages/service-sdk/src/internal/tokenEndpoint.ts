@@ -15,7 +15,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { AuthenticationError, type ErrorPayload, TransportError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
-import { describeCause, isVisibleAscii, safeCause } from "./redact.js"
+import { describeCause, safeCause } from "./redact.js"
 import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
 import { withSafeSpans } from "./safeSpans.js"
 import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "./shared/backoff.js"
@@ -135,18 +135,9 @@ const interpret = (
       const decoded = decodeTokenResponse(body.value)
       if (decoded._tag === "Left") return yield* malformed(status, describeIssues(decoded.left))
       const token = decoded.right
-      if (token.token_type != null && token.token_type.toLowerCase() !== "bearer") {
-        // Not echoed: a field of an untrusted response may hold a token.
-        return yield* malformed(status, "unsupported token_type (expected Bearer)")
-      }
-      // RFC 6750 §2.1: a bearer token is visible ASCII; anything else (ESC, CR/LF, non-ASCII) would reach a header,
-      // a cache file or a terminal as is. Not echoed, and final: the server answered, just not with a usable token.
-      if (!isVisibleAscii(token.access_token)) {
-        return yield* malformed(status, "access_token is not visible ASCII (RFC 6750 §2.1)")
-      }
-      if (token.refresh_token != null && token.refresh_token !== "" && !isVisibleAscii(token.refresh_token)) {
-        return yield* malformed(status, "refresh_token is not visible ASCII (RFC 6750 §2.1)")
-      }
+      // Bearer and visible ASCII (RFC 6750 §2.1); final: the server answered, just not with a usable token
+      const unusable = Answer.unusableToken(token)
+      if (unusable !== undefined) return yield* malformed(status, unusable)
       const now = yield* Clock.currentTimeMillis
       const scope = token.scope ?? requestedScope
       return new TokenInfo({

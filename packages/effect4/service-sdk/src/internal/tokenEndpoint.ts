@@ -15,7 +15,7 @@ import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
 import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "./shared/backoff.js"
 import { clientAuthentication, type GrantForm, grantParameters, requestSecrets } from "./shared/grant.js"
 import * as Answer from "./shared/tokenResponse.js"
-import { describeCause, isVisibleAscii, maskSecrets, safeCause } from "./shared/redact.js"
+import { describeCause, maskSecrets, safeCause } from "./shared/redact.js"
 
 /** A grant, its secrets still `Redacted` (unwrapped only when the form is built). */
 export type Grant =
@@ -116,16 +116,9 @@ const interpret = (
       const decoded = decodeTokenResponse(body.value)
       if (decoded._tag === "Failure") return yield* malformed(status, describeIssues(body.value))
       const token = decoded.success
-      if (token.token_type != null && token.token_type.toLowerCase() !== "bearer") {
-        return yield* malformed(status, "unsupported token_type (expected Bearer)")
-      }
-      // RFC 6750 §2.1: a bearer token is visible ASCII; anything else would reach a header, a file or a terminal
-      if (!isVisibleAscii(token.access_token)) {
-        return yield* malformed(status, "access_token is not visible ASCII (RFC 6750 §2.1)")
-      }
-      if (token.refresh_token != null && token.refresh_token !== "" && !isVisibleAscii(token.refresh_token)) {
-        return yield* malformed(status, "refresh_token is not visible ASCII (RFC 6750 §2.1)")
-      }
+      // Bearer and visible ASCII (RFC 6750 §2.1); final: the server answered, just not with a usable token
+      const unusable = Answer.unusableToken(token)
+      if (unusable !== undefined) return yield* malformed(status, unusable)
       const now = yield* Clock.currentTimeMillis
       const scope = token.scope ?? requestedScope
       return new TokenInfo({
