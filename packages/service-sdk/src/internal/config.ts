@@ -12,6 +12,7 @@ import type { Options as OAuthClientOptions } from "../OAuthClient.js"
 import { redirectUriProblem } from "./redirectUriRules.js"
 import { maskUrlCredentials } from "./redact.js"
 import { normalizeScope } from "./shared/grant.js"
+import { describeValue, negativeOrNaN } from "./shared/optionValues.js"
 
 export const DEFAULT_AUTH_URL = "https://accounts.service.example"
 export const DEFAULT_API_URL = "https://api.service.example/v1"
@@ -143,25 +144,6 @@ export const resolveUrl = (value: string | undefined, option: "authUrl" | "apiUr
 export { normalizeScope }
 
 const invalid = (message: string) => new ConfigurationError({ message })
-
-/** What a plain-JS caller passed, for a message: the type and, for numbers, the value (never a string's content). */
-const describeValue = (value: unknown): string =>
-  typeof value === "number" || typeof value === "bigint" || typeof value === "boolean"
-    ? String(value)
-    : value === null
-      ? "null"
-      : Array.isArray(value)
-        ? "an array"
-        : typeof value
-
-/** Whether a duration input is below zero or NaN (Effect's `Duration.decode` would quietly clamp it to zero). */
-const negativeOrNaN = (value: unknown): boolean => {
-  if (typeof value === "number") return !(value >= 0)
-  if (typeof value === "bigint") return value < 0n
-  if (typeof value === "string") return /^\s*-|nan/i.test(value)
-  if (Array.isArray(value)) return value.some((part) => typeof part !== "number" || !(part >= 0))
-  return false
-}
 
 /**
  * The one rule for duration options, everywhere (providers, clients, the file and Redis caches): negative, NaN (the

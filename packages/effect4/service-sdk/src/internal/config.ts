@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ConfigurationError } from "../ServiceError.js"
 import { normalizeScope } from "./shared/grant.js"
+import { describeValue, negativeOrNaN } from "./shared/optionValues.js"
 import { maskUrlCredentials } from "./shared/redact.js"
 
 export { normalizeScope }
@@ -73,25 +74,6 @@ export const lookupCredentials = (options: {
         ? Effect.succeed(Option.none<Redacted.Redacted<string>>())
         : Effect.map(optionOrEnv(secretValue(options.clientSecret), ENV.clientSecret), Option.map(Redacted.make))
   })
-
-/** What a plain-JS caller passed, for a message: the type and, for numbers, the value (never a string's content). */
-const describeValue = (value: unknown): string =>
-  typeof value === "number" || typeof value === "bigint" || typeof value === "boolean"
-    ? String(value)
-    : value === null
-      ? "null"
-      : Array.isArray(value)
-        ? "an array"
-        : typeof value
-
-/** Whether a duration input is below zero or NaN (a decoder could quietly clamp it). */
-const negativeOrNaN = (value: unknown): boolean => {
-  if (typeof value === "number") return Number.isNaN(value) || value < 0
-  if (typeof value === "bigint") return value < 0n
-  if (typeof value === "string") return /^\s*-/.test(value)
-  if (Array.isArray(value)) return value.some((part) => typeof part !== "number" || Number.isNaN(part) || part < 0)
-  return false
-}
 
 const decodeDuration = (value: unknown, option: string, expected: string) => {
   if (negativeOrNaN(value)) return Effect.fail(invalid(`${option} must be ${expected}, got ${describeValue(value)}`))

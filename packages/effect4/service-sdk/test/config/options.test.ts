@@ -121,3 +121,20 @@ describe("OAuthClient.resolveClient: the one option/environment fallback (as the
     }).pipe(Effect.provide(env({ SERVICE_SDK_CLIENT_ID: " " })))
   )
 })
+
+describe("one rule for duration options: NaN (the number or the text) is refused the same as in the Effect 3 line", () => {
+  it.effect.each([[Number.NaN], ["NaN"], ["NaN seconds"], [[Number.NaN, 0]]] as const)(
+    "timeout %j: must be a positive duration, got …",
+    ([nan]) =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(
+          ClientCredentials.make({ clientId: "id", clientSecret: "s", timeout: nan as never })
+        )
+        assert.match(error.message, /^timeout must be a positive duration, got /)
+        const skew = yield* Effect.flip(
+          ClientCredentials.make({ clientId: "id", clientSecret: "s", skew: nan as never })
+        )
+        assert.match(skew.message, /^skew must be zero or a positive duration, got /)
+      }).pipe(Effect.provide(mock(issuing())), Effect.provide(env({})))
+  )
+})
