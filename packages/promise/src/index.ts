@@ -17,9 +17,9 @@ import * as Facade from "service-sdk/promise"
  */
 const described = <P>(value: unknown): P => value as P
 
-// The bundle is minified without esbuild's `keepNames` (its ~2,000 `__name` calls cost every import ~5 ms of CPU), so
-// the public classes are named here (the errors name themselves in `ServiceError.ts`): `AsyncServiceClient.name`,
-// `constructor.name` and what `console.log` prints stay real.
+// The public classes named here (the errors name themselves in `ServiceError.ts`), whatever the minifier keeps:
+// `AsyncServiceClient.name`, `constructor.name` and what `console.log` prints stay real with or without esbuild's
+// `keepNames` (scripts/build.mjs).
 for (const [value, name] of [
   [Facade.AsyncTokenProvider, "AsyncTokenProvider"],
   [Facade.AsyncClientCredentials, "AsyncClientCredentials"],

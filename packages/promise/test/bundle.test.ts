@@ -56,7 +56,7 @@ describe("the built bundle", () => {
       expect(String(error.stack).split("\n")[0]).toBe(`${name}: m`)
       expect(error).toBeInstanceOf(bundle.ServiceError)
     }
-    // minified without esbuild's keepNames: every public class names itself
+    // every public class names itself (with or without esbuild's keepNames)
     expect(bundle.ServiceError.name).toBe("ServiceError")
     for (const name of [
       "AsyncServiceClient",
