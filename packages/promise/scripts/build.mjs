@@ -60,7 +60,8 @@ const staticImports = {
         heads.push(`import * as ${name} from ${specifier}`)
         return `Promise.resolve(${name})`
       })
-      return { contents: `${heads.join("\n")}\n${contents}`, loader: "ts", resolveDir: dirname(args.path) }
+      // on the first line, so that the source map's lines stay those of the file
+      return { contents: `${heads.join("; ")}; ${contents}`, loader: "ts", resolveDir: dirname(args.path) }
     })
   }
 }
