@@ -55,7 +55,8 @@ const staticImports = {
       const text = readFileSync(args.path, "utf8")
       if (!text.includes('import("')) return undefined
       const heads = []
-      const contents = text.replace(/\bimport\(("[^"]+")\)/g, (_, specifier) => {
+      // (not `typeof import("…")`, a type)
+      const contents = text.replace(/(?<!typeof\s*)\bimport\(("[^"]+")\)/g, (_, specifier) => {
         const name = `__bundled${heads.length}`
         heads.push(`import * as ${name} from ${specifier}`)
         return `Promise.resolve(${name})`

@@ -117,20 +117,26 @@ export class TokenCacheError extends ServiceError {
   }
 }
 
-for (const ErrorClass of [
-  AuthenticationError,
-  ConfigurationError,
-  TransportError,
-  ApiError,
-  RateLimitError,
-  TokenCacheError
-]) {
-  Object.defineProperty(ErrorClass.prototype, "name", {
-    value: ErrorClass.name,
-    enumerable: false,
-    configurable: true,
-    writable: true
-  })
+// The names as literals, not `ErrorClass.name`: a minifier renames classes, and `error.name`,
+// `error.constructor.name` and the stack's first line must still say which error it is
+for (const [ErrorClass, name] of [
+  [ServiceError, "ServiceError"],
+  [AuthenticationError, "AuthenticationError"],
+  [ConfigurationError, "ConfigurationError"],
+  [TransportError, "TransportError"],
+  [ApiError, "ApiError"],
+  [RateLimitError, "RateLimitError"],
+  [TokenCacheError, "TokenCacheError"]
+] as const) {
+  Object.defineProperty(ErrorClass, "name", { value: name, configurable: true })
+  if (ErrorClass !== ServiceError) {
+    Object.defineProperty(ErrorClass.prototype, "name", {
+      value: name,
+      enumerable: false,
+      configurable: true,
+      writable: true
+    })
+  }
 }
 
 /**
