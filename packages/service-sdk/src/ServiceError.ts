@@ -7,6 +7,7 @@
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as Redact from "./internal/redact.js"
+import { nameClasses } from "./internal/shared/classNames.js"
 
 /**
  * The decoded body of an OAuth error response (RFC 6749 §5.2), or a description of a malformed response.
@@ -126,27 +127,12 @@ export class TokenCacheError extends ServiceError {
   }
 }
 
-// The names as literals, not `ErrorClass.name`: a minifier (the `@service-sdk/promise` bundle) renames classes, and
-// `error.name`, `error.constructor.name` and the stack's first line must still say which error it is
-for (const [ErrorClass, name] of [
-  [ServiceError, "ServiceError"],
-  [AuthenticationError, "AuthenticationError"],
-  [ConfigurationError, "ConfigurationError"],
-  [TransportError, "TransportError"],
-  [ApiError, "ApiError"],
-  [RateLimitError, "RateLimitError"],
-  [TokenCacheError, "TokenCacheError"]
-] as const) {
-  Object.defineProperty(ErrorClass, "name", { value: name, configurable: true })
-  if (ErrorClass !== ServiceError) {
-    Object.defineProperty(ErrorClass.prototype, "name", {
-      value: name,
-      enumerable: false,
-      configurable: true,
-      writable: true
-    })
-  }
-}
+// Named after the keys, not `ErrorClass.name`: a minifier renames classes, and `error.name`, `error.constructor.name`
+// and the stack's first line must still say which error it is
+nameClasses(
+  { ServiceError },
+  { AuthenticationError, ConfigurationError, TransportError, ApiError, RateLimitError, TokenCacheError }
+)
 
 /**
  * Whether a value is one of the SDK's errors (any `ServiceError` subclass), for plain code and `Effect.catchIf`.
