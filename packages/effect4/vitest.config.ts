@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os"
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
+import { slowFirst } from "../../scripts/test/slowFirst.mjs"
 
 // The Effect 4 line's suites, on the Node this project installs (scripts/effect4.mjs). Workspace packages resolve to
 // their TypeScript sources (the "source" export condition), so tests need no build.
@@ -32,19 +33,11 @@ const thisVitest = fileURLToPath(new URL("./node_modules/vitest/dist/index.js", 
 const workers = Number(process.env.SERVICE_SDK_TEST_WORKERS) || availableParallelism() + 1
 
 /** The longest files start first, so that none of them is the tail of the run. */
-const slowFirst = ["redis/test/faults/failover", "consumer/", "redis/test/faults/", "processes", "mixedFleet"]
+const slowFirstHints = ["redis/test/faults/failover", "consumer/", "redis/test/faults/", "processes", "mixedFleet"]
 
 class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: Array<TestSpecification>) {
-    const sorted = await super.sort(files)
-    const rank = (spec: TestSpecification) => {
-      const index = slowFirst.findIndex((hint) => spec.moduleId.includes(hint))
-      return index === -1 ? slowFirst.length : index
-    }
-    return sorted
-      .map((spec, index) => ({ spec, index }))
-      .sort((a, b) => rank(a.spec) - rank(b.spec) || a.index - b.index)
-      .map(({ spec }) => spec)
+    return slowFirst(slowFirstHints, await super.sort(files))
   }
 }
 
