@@ -180,7 +180,7 @@ const recovering: ReadonlyArray<RecoveringRow> = [
   }
 ]
 
-describe.concurrent("data API faults: the call fails with a typed error and loses nothing", () => {
+describe("data API faults: the call fails with a typed error and loses nothing", () => {
   for (const row of failing) {
     it.scopedLive(row.name, () =>
       Effect.gen(function* () {
@@ -219,7 +219,7 @@ describe.concurrent("data API faults: the call fails with a typed error and lose
   }
 })
 
-describe.concurrent("data API faults shorter than the retries: the call succeeds", () => {
+describe("data API faults shorter than the retries: the call succeeds", () => {
   for (const row of recovering) {
     it.scopedLive(row.name, () =>
       Effect.gen(function* () {

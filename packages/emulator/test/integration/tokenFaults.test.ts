@@ -194,7 +194,7 @@ const recovering: ReadonlyArray<RecoveringRow> = [
   }
 ]
 
-describe.concurrent("token endpoint faults: the refresh fails with a typed error and loses nothing", () => {
+describe("token endpoint faults: the refresh fails with a typed error and loses nothing", () => {
   for (const row of failing) {
     it.scopedLive(row.name, () =>
       Effect.gen(function* () {
@@ -270,7 +270,7 @@ describe("400 invalid_grant on a refresh (DESIGN §4)", () => {
   )
 })
 
-describe.concurrent("token endpoint faults shorter than the retries: the refresh succeeds", () => {
+describe("token endpoint faults shorter than the retries: the refresh succeeds", () => {
   for (const row of recovering) {
     it.scopedLive(row.name, () =>
       Effect.gen(function* () {
