@@ -121,7 +121,7 @@ const packed = everything
       true
     )
   : Promise.resolve(true)
-const packedEnv = packed.then((ok) => (ok ? { SERVICE_SDK_PACKED: join(packs, "packages.json") } : {}))
+const packedEnv = packed.then((ok) => (ok && everything ? { SERVICE_SDK_PACKED: join(packs, "packages.json") } : {}))
 // the consumer tests (npm installs, mostly waiting) on the supported Node, beside the Effect 3 line's suites
 const consumerRun = everything
   ? packedEnv.then((env) =>
