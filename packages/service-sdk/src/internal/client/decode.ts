@@ -34,22 +34,32 @@ const compileTypeLiteral = (
   steps: ReadonlyMap<PropertyKey, Step> = new Map()
 ): Decode | undefined => {
   if (ast.indexSignatures.length > 0) return undefined
-  const fields: Array<readonly [PropertyKey, Decode, boolean, Step | undefined]> = []
+  // parallel arrays walked by index: no tuple per field, no iterator per object
+  const names: Array<PropertyKey> = []
+  const decoders: Array<Decode> = []
+  const optionals: Array<boolean> = []
+  const transforms: Array<Step | undefined> = []
   for (const ps of ast.propertySignatures) {
     const decode = compile(ps.type)
     if (decode === undefined) return undefined
-    fields.push([ps.name, decode, ps.isOptional, steps.get(ps.name)])
+    names.push(ps.name)
+    decoders.push(decode)
+    optionals.push(ps.isOptional)
+    transforms.push(steps.get(ps.name))
   }
+  const count = names.length
   return (input) => {
     if (!isRecord(input)) return FAIL
     const output: Record<PropertyKey, unknown> = {}
-    for (const [name, decode, optional, step] of fields) {
-      const present = hasOwn.call(input, name) || !optional
+    for (let index = 0; index < count; index++) {
+      const name = names[index]!
+      const present = !optionals[index] || hasOwn.call(input, name)
       let value: unknown
       if (present) {
-        value = decode(input[name])
+        value = decoders[index]!(input[name])
         if (value === FAIL) return FAIL
       }
+      const step = transforms[index]
       if (step === undefined) {
         if (present) output[name] = value
         continue
