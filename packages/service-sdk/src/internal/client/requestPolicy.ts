@@ -199,7 +199,9 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
       const retryable =
         (isIdempotent(request.method) || Option.isSome(retryAfter)) &&
         !Option.exists(retryAfter, (wait) => Duration.greaterThan(wait, maxRetryAfter))
-      return retryable ? yield* Effect.fail(new Retryable(new ServerError(response as Answer<Body>), retryAfter)) : response
+      return retryable
+        ? yield* Effect.fail(new Retryable(new ServerError(response as Answer<Body>), retryAfter))
+        : response
     })
 
   /**
