@@ -14,6 +14,7 @@ import * as Semaphore from "effect/Semaphore"
 import { type AuthenticationError, TokenCacheError, type TransportError } from "../ServiceError.js"
 import type { TokenCache } from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
+import { withSpanWhenTraced } from "./liveServices.js"
 
 export type TokenFailure = AuthenticationError | TransportError | TokenCacheError
 
@@ -352,7 +353,7 @@ export const make = (options: {
       const other = (token: Redacted.Redacted<string>) => !same(token, current.accessToken)
       return Effect.forkDetach(
         joinOrLead(
-          obtain((token) => other(token.accessToken)).pipe(Effect.withSpan(`${name}.refreshAhead`)),
+          obtain((token) => other(token.accessToken)).pipe(withSpanWhenTraced(`${name}.refreshAhead`)),
           other
         ).pipe(
           Effect.catch((error) =>
@@ -366,12 +367,12 @@ export const make = (options: {
 
     // the clock of the fiber that made the provider (a TestClock in tests), read synchronously on the cached path
     const clock = yield* Clock.Clock
+    // built once: a herd's joiners only look for the renewal under way and await it (nothing made per caller)
+    const renewStale = joinOrLead(obtain(() => true).pipe(withSpanWhenTraced(`${name}.getAccessToken`)), () => true)
     const getAccessToken = Effect.suspend(() => {
       const now = clock.currentTimeMillisUnsafe()
       const entry = memo
-      if (entry === undefined || now >= entry.staleAt || entry.token.refreshRejected === true) {
-        return joinOrLead(obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`)), () => true)
-      }
+      if (entry === undefined || now >= entry.staleAt || entry.token.refreshRejected === true) return renewStale
       return aheadMillis > 0 && now >= entry.staleAt - aheadMillis && aheadFor !== entry.token && renewing === undefined
         ? Effect.as(renewAhead(entry.token), entry.token.accessToken)
         : Effect.succeed(entry.token.accessToken)
@@ -380,7 +381,7 @@ export const make = (options: {
     const forceRefresh = (rejected: Redacted.Redacted<string>) => {
       const other = (token: Redacted.Redacted<string>) => !same(token, rejected)
       return joinOrLead(
-        obtain((token) => other(token.accessToken)).pipe(Effect.withSpan(`${name}.forceRefresh`)),
+        obtain((token) => other(token.accessToken)).pipe(withSpanWhenTraced(`${name}.forceRefresh`)),
         other
       )
     }
