@@ -18,6 +18,9 @@ import { withSpanWhenTraced } from "./liveServices.js"
 
 export type TokenFailure = AuthenticationError | TransportError | TokenCacheError
 
+/** The renewal under way: its outcome (undefined when it was interrupted: a waiter leads the next one). */
+type Renewing = Deferred.Deferred<Exit.Exit<Redacted.Redacted<string>, TokenFailure> | undefined>
+
 /**
  * How long a provider that finds the shared entry gone (a flushed or restarted store) while it still holds a refresh
  * token waits before using it: long enough for a renewal under way elsewhere (whose lock was lost with the store) to
@@ -99,7 +102,7 @@ export const make = (options: {
     const { cache, name, accepts, skewMillis } = options
     const lock = yield* Semaphore.make(1)
     let memo: { readonly token: TokenInfo; readonly staleAt: number } | undefined
-    let renewing: Deferred.Deferred<Exit.Exit<Redacted.Redacted<string>, TokenFailure> | undefined> | undefined
+    let renewing: Renewing | undefined
     let cacheDown = false
     /** A renewed token whose write failed and is being retried in the background. */
     let unwritten: TokenInfo | undefined
@@ -323,29 +326,41 @@ export const make = (options: {
     const joinOrLead = (
       work: Effect.Effect<Redacted.Redacted<string>, TokenFailure>,
       usable: (token: Redacted.Redacted<string>) => boolean
-    ): Effect.Effect<Redacted.Redacted<string>, TokenFailure> =>
-      Effect.suspend(() => {
-        const running = renewing
-        if (running !== undefined) {
-          return Effect.flatMap(
+    ): Effect.Effect<Redacted.Redacted<string>, TokenFailure> => {
+      const lead = Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          const deferred = yield* Deferred.make<Exit.Exit<Redacted.Redacted<string>, TokenFailure> | undefined>()
+          // the fiber may have yielded since it looked: another caller may lead by now
+          const other = renewing
+          if (other !== undefined) return yield* restore(join(other))
+          renewing = deferred
+          const exit = yield* Effect.exit(restore(work))
+          if (renewing === deferred) renewing = undefined
+          yield* Deferred.succeed(deferred, Exit.hasInterrupts(exit) ? undefined : exit)
+          return yield* exit
+        })
+      )
+      // a herd's joiners share one effect per renewal: nothing is made per caller
+      let joined:
+        | { readonly running: Renewing; readonly effect: Effect.Effect<Redacted.Redacted<string>, TokenFailure> }
+        | undefined
+      const join = (running: Renewing): Effect.Effect<Redacted.Redacted<string>, TokenFailure> => {
+        if (joined === undefined || joined.running !== running) {
+          const effect = Effect.flatMap(
             Deferred.await(running),
             (outcome): Effect.Effect<Redacted.Redacted<string>, TokenFailure> =>
-              outcome === undefined || (Exit.isSuccess(outcome) && !usable(outcome.value))
-                ? joinOrLead(work, usable)
-                : outcome
+              outcome === undefined || (Exit.isSuccess(outcome) && !usable(outcome.value)) ? self : outcome
           )
+          joined = { running, effect }
         }
-        return Effect.uninterruptibleMask((restore) =>
-          Effect.gen(function* () {
-            const deferred = yield* Deferred.make<Exit.Exit<Redacted.Redacted<string>, TokenFailure> | undefined>()
-            renewing = deferred
-            const exit = yield* Effect.exit(restore(work))
-            if (renewing === deferred) renewing = undefined
-            yield* Deferred.succeed(deferred, Exit.hasInterrupts(exit) ? undefined : exit)
-            return yield* exit
-          })
-        )
+        return joined.effect
+      }
+      const self: Effect.Effect<Redacted.Redacted<string>, TokenFailure> = Effect.suspend(() => {
+        const running = renewing
+        return running === undefined ? lead : join(running)
       })
+      return self
+    }
 
     /** Starts one renewal in the background for `current` (a token within `refreshAhead` of going stale). */
     const renewAhead = (current: TokenInfo) => {
