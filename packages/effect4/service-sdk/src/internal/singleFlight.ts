@@ -323,10 +323,10 @@ export const make = (options: {
      * renewal that was interrupted lets a waiter lead the next one; a joined token that is not `usable` (the one a
      * 401 rejected) makes the caller lead another.
      */
-    const joinOrLead = (
+    const joinOrLeadWith = (
       work: Effect.Effect<Redacted.Redacted<string>, TokenFailure>,
       usable: (token: Redacted.Redacted<string>) => boolean
-    ): Effect.Effect<Redacted.Redacted<string>, TokenFailure> => {
+    ) => {
       const lead = Effect.uninterruptibleMask((restore) =>
         Effect.gen(function* () {
           const deferred = yield* Deferred.make<Exit.Exit<Redacted.Redacted<string>, TokenFailure> | undefined>()
@@ -355,12 +355,19 @@ export const make = (options: {
         }
         return joined.effect
       }
-      const self: Effect.Effect<Redacted.Redacted<string>, TokenFailure> = Effect.suspend(() => {
+      /** What to run now: join the renewal under way, or lead one. */
+      const enter = (): Effect.Effect<Redacted.Redacted<string>, TokenFailure> => {
         const running = renewing
         return running === undefined ? lead : join(running)
-      })
-      return self
+      }
+      const self: Effect.Effect<Redacted.Redacted<string>, TokenFailure> = Effect.suspend(enter)
+      return { self, enter }
     }
+
+    const joinOrLead = (
+      work: Effect.Effect<Redacted.Redacted<string>, TokenFailure>,
+      usable: (token: Redacted.Redacted<string>) => boolean
+    ): Effect.Effect<Redacted.Redacted<string>, TokenFailure> => joinOrLeadWith(work, usable).self
 
     /** Starts one renewal in the background for `current` (a token within `refreshAhead` of going stale). */
     const renewAhead = (current: TokenInfo) => {
@@ -383,11 +390,14 @@ export const make = (options: {
     // the clock of the fiber that made the provider (a TestClock in tests), read synchronously on the cached path
     const clock = yield* Clock.Clock
     // built once: a herd's joiners only look for the renewal under way and await it (nothing made per caller)
-    const renewStale = joinOrLead(obtain(() => true).pipe(withSpanWhenTraced(`${name}.getAccessToken`)), () => true)
+    const renewStale = joinOrLeadWith(
+      obtain(() => true).pipe(withSpanWhenTraced(`${name}.getAccessToken`)),
+      () => true
+    ).enter
     const getAccessToken = Effect.suspend(() => {
       const now = clock.currentTimeMillisUnsafe()
       const entry = memo
-      if (entry === undefined || now >= entry.staleAt || entry.token.refreshRejected === true) return renewStale
+      if (entry === undefined || now >= entry.staleAt || entry.token.refreshRejected === true) return renewStale()
       return aheadMillis > 0 && now >= entry.staleAt - aheadMillis && aheadFor !== entry.token && renewing === undefined
         ? Effect.as(renewAhead(entry.token), entry.token.accessToken)
         : Effect.succeed(entry.token.accessToken)
