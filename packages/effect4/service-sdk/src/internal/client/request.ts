@@ -53,10 +53,18 @@ type Decoder = (input: unknown) => Effect.Effect<unknown, unknown>
 /** Each schema's decoder, made once (not on every request). */
 const decoders = new WeakMap<object, Decoder>()
 
+/**
+ * The SDK's own schemas (plain structs: nothing asynchronous to run), decoded synchronously to an `Exit` (itself an
+ * Effect): cheaper than Effect's effectful decoder; a caller's own schema keeps `decodeUnknownEffect`.
+ */
+const synchronous = new WeakSet<object>()
+
 const decoderOf = <A>(schema: Schema.Codec<A, any>): ((input: unknown) => Effect.Effect<A, unknown>) => {
   let decode = decoders.get(schema)
   if (decode === undefined) {
-    decode = Schema.decodeUnknownEffect(schema) as Decoder
+    decode = (
+      synchronous.has(schema) ? Schema.decodeUnknownExit(schema) : Schema.decodeUnknownEffect(schema)
+    ) as Decoder
     decoders.set(schema, decode)
   }
   return decode as (input: unknown) => Effect.Effect<A, unknown>
@@ -125,6 +133,17 @@ export const make = (send: Policy["send"]): Request => {
 const segment = (value: string) => encodeURIComponent(value)
 
 const MaybePlaybackState = Schema.UndefinedOr(Schemas.PlaybackState)
+
+for (const schema of [
+  Schemas.User,
+  Schemas.Album,
+  Schemas.SavedTracksPage,
+  Schemas.FollowedArtists,
+  MaybePlaybackState,
+  Schemas.PlaylistSnapshot
+]) {
+  synchronous.add(schema)
+}
 
 /** The typed resources of the data API (DESIGN section 5), each one `request` with its method, path and Schema. */
 export const resources = (request: Request) => ({
