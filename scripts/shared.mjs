@@ -8,10 +8,10 @@
  *
  * Each copy starts with a one-line header naming its original; the rest is byte for byte the original. The copies are
  * not in git (.gitignore): the root's `npm install` (postinstall) and `npm test` make them, so the original is the
- * only place to edit.
+ * only place to edit. A package gets only the modules it imports ({@link neededBy}).
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = join(import.meta.dirname, "..")
@@ -29,11 +29,46 @@ export const header = (file) =>
 
 const originals = () => readdirSync(sharedDir).filter((file) => file.endsWith(".ts"))
 
+const typescriptFiles = (dir, skip) => {
+  let entries = []
+  try {
+    entries = readdirSync(dir, { withFileTypes: true })
+  } catch {}
+  return entries.flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (path === skip) return []
+    if (entry.isDirectory()) return typescriptFiles(path, skip)
+    return entry.name.endsWith(".ts") ? [path] : []
+  })
+}
+
+/**
+ * The shared modules a package ships: those its own sources and tests import (`…/shared/<name>.js`), with what
+ * those import in turn (`./<name>.js`). A package carries no module it does not use.
+ */
+export const neededBy = (copyDir) => {
+  const packageDir = dirname(dirname(dirname(copyDir)))
+  const available = new Set(originals())
+  const needed = new Set()
+  const add = (name) => {
+    const file = `${name}.ts`
+    if (!available.has(file) || needed.has(file)) return
+    needed.add(file)
+    for (const match of readFileSync(join(sharedDir, file), "utf8").matchAll(/["']\.\/([\w-]+)\.js["']/g)) add(match[1])
+  }
+  for (const sub of ["src", "test"]) {
+    for (const path of typescriptFiles(join(packageDir, sub), copyDir)) {
+      for (const match of readFileSync(path, "utf8").matchAll(/["'][^"'\n]*\/shared\/([\w-]+)\.js["']/g)) add(match[1])
+    }
+  }
+  return [...needed].sort()
+}
+
 /** The copies that differ from their original (or are missing, or have no original). */
 export const differences = () => {
   const found = []
   for (const dir of copyDirs) {
-    const expected = new Set(originals())
+    const expected = new Set(neededBy(dir))
     let present = []
     try {
       present = readdirSync(dir).filter((file) => file.endsWith(".ts"))
@@ -55,7 +90,7 @@ export const copy = () => {
   for (const dir of copyDirs) {
     rmSync(dir, { recursive: true, force: true })
     mkdirSync(dir, { recursive: true })
-    for (const file of originals()) {
+    for (const file of neededBy(dir)) {
       writeFileSync(join(dir, file), header(file) + readFileSync(join(sharedDir, file), "utf8"))
     }
   }

@@ -26,7 +26,12 @@ export default defineConfig({
   test: {
     projects: [
       project("service-sdk"),
-      project("redis", { exclude: ["**/node_modules/**", "test/faults/**"] }),
+      // the Redis server helpers are the Effect 3 line's (packages/redis/test/support, plain vitest): their `vitest`
+      // imports must reach this vitest, not the root's
+      {
+        ...project("redis", { exclude: ["**/node_modules/**", "test/faults/**"] }),
+        resolve: { conditions, alias: [{ find: /^vitest$/, replacement: thisVitest }] }
+      },
       // real redis-server, Cluster and Sentinel, and OS processes of both lines under faults (SIGSTOP, SIGKILL)
       {
         ...project("redis-faults", {

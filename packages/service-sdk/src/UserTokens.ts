@@ -18,6 +18,7 @@ import type * as AuthorizationCode from "./AuthorizationCode.js"
 import { positiveDuration } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
+import * as SharedHold from "./internal/sharedHold.js"
 import { ConfigurationError, type TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 import type { TokenProviderService } from "./TokenProvider.js"
@@ -142,8 +143,8 @@ export const make = (
         return Provider.makeService("UserTokens", { ...resolved, cache }, renew, "fail", "signedOut")
       }
     })
-    const withUser = <A, E>(userId: string, f: (state: UserState) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
-      Effect.scoped(Effect.flatMap(RcMap.get(users, userId), f))
+    const withUser: <A, E>(userId: string, f: (state: UserState) => Effect.Effect<A, E>) => Effect.Effect<A, E> =
+      SharedHold.make(users)
 
     const provider = (userId: string): TokenProviderService => {
       const error = userIdError(userId)

@@ -18,7 +18,7 @@ import * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
 import { TokenCacheError, TokenInfo } from "service-sdk"
 import { startProxy } from "../../../redis/test/support/proxy.js"
-import { describeRedis, freePort } from "./support/redisServer.js"
+import { describeRedis, freePort } from "../../../redis/test/support/redisServer.js"
 
 const uniqueKey = () => `test4:token:${randomUUID()}`
 

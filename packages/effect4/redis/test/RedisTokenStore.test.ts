@@ -10,7 +10,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { AuthenticationError, ConfigurationError, TokenInfo, UserTokens } from "service-sdk"
 import { MockHttpClient } from "service-sdk/testing"
-import { describeRedis } from "./support/redisServer.js"
+import { describeRedis } from "../../../redis/test/support/redisServer.js"
 
 const credentials = { clientId: "store-client", clientSecret: "store-secret", authUrl: "http://127.0.0.1:9" }
 const USERS = ["alice", "bob", "a:lock", "ü/../x", "."]

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { TokenInfo } from "service-sdk"
-import { describeRedis } from "./support/redisServer.js"
+import { describeRedis } from "../../../redis/test/support/redisServer.js"
 
 const uniqueKey = () => `test4:cas:${randomUUID()}`
 const token = (accessToken: string, refreshToken?: string) =>

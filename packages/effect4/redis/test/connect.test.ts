@@ -10,8 +10,8 @@ import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import { ConfigurationError } from "service-sdk"
 import { vi } from "vitest"
-import { describeRedis } from "./support/redisServer.js"
-import { startTlsRedisServer, type TlsRedisServer } from "./support/tlsServer.js"
+import { describeRedis } from "../../../redis/test/support/redisServer.js"
+import { startTlsRedisServer, type TlsRedisServer } from "../../../redis/test/support/tlsServer.js"
 
 /** Long enough that an answer within it is no timeout. */
 const COMMAND_TIMEOUT_MS = 20_000

@@ -12,7 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { AuthenticationError, AuthorizationCode, ClientCredentials, TokenInfo, TokenProvider } from "service-sdk"
 import { MockHttpClient } from "service-sdk/testing"
-import { describeRedis } from "./support/redisServer.js"
+import { describeRedis } from "../../../redis/test/support/redisServer.js"
 
 const credentials = { clientId: "fleet-client", clientSecret: "fleet-secret", authUrl: "http://127.0.0.1:9" }
 

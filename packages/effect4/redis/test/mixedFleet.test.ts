@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, expect, it } from "@effect/vitest"
 import { RedisTokenStore } from "@service-sdk/redis"
 import { type RunningEmulator, startEmulator } from "../../service-sdk/test/support/emulator.js"
-import { describeRedis } from "./support/redisServer.js"
+import { describeRedis } from "../../../redis/test/support/redisServer.js"
 
 const root = join(import.meta.dirname, "..", "..", "..", "..")
 const workers = {

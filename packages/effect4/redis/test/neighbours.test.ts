@@ -12,7 +12,7 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import { TokenCacheError, TokenInfo, UserTokens } from "service-sdk"
 import { MockHttpClient } from "service-sdk/testing"
-import { describeRedis } from "./support/redisServer.js"
+import { describeRedis } from "../../../redis/test/support/redisServer.js"
 
 const uniqueKey = () => `test4:neighbours:${randomUUID()}`
 const token = (accessToken: string, refreshToken?: string) =>

@@ -15,7 +15,7 @@ import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import { Redis } from "ioredis"
 import { TokenInfo } from "service-sdk"
-import { describeRedis, findRedisServer, freePort } from "./support/redisServer.js"
+import { describeRedis, findRedisServer, freePort } from "../../../redis/test/support/redisServer.js"
 
 const token = (accessToken: string, expiresAt: number) =>
   new TokenInfo({

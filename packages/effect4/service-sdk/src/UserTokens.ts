@@ -17,6 +17,7 @@ import { positiveDuration } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
 import * as SignIn from "./internal/signIn.js"
 import * as SingleFlight from "./internal/singleFlight.js"
+import * as SharedHold from "./internal/sharedHold.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 import type * as TokenProvider from "./TokenProvider.js"
@@ -125,8 +126,11 @@ export const make = (
         })
       }
     })
-    const withUser = <A, E>(userId: string, f: (flight: SingleFlight.SingleFlight) => Effect.Effect<A, E>) =>
-      Effect.scoped(Effect.flatMap(RcMap.get(users, userId), f))
+    // overlapping calls for one user share one hold on the user's state
+    const withUser: <A, E>(
+      userId: string,
+      f: (flight: SingleFlight.SingleFlight) => Effect.Effect<A, E>
+    ) => Effect.Effect<A, E> = SharedHold.make(users)
 
     const provider = (userId: string): TokenProvider.Service => {
       const error = userIdError(userId)

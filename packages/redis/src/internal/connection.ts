@@ -10,6 +10,7 @@ import type * as Scope from "effect/Scope"
 import type { Cluster, Redis } from "ioredis"
 import { ConfigurationError, TokenCacheError } from "service-sdk"
 import * as Peer from "./peer.js"
+import * as RedisClient from "./shared/redisClient.js"
 import { SCRIPTS, type ScriptName } from "./shared/redisProtocol.js"
 import * as Server from "./server.js"
 
@@ -65,41 +66,12 @@ export interface Health {
 
 /** How a key that holds another application's value is reported: a TokenCacheError naming the key. */
 export const neighbour = (address: string, key: string, kind: string, ours: "token entry" | "lock") =>
-  new TokenCacheError({
-    message:
-      `the Redis key "${key}" on ${address} holds another application's value ` +
-      `(${kind === "string" ? `a string that is not a service-sdk ${ours}` : `a ${kind}`}): service-sdk never ` +
-      "overwrites, re-times or deletes a value it did not write; give the cache a key (or prefix) of its own, or " +
-      "delete that key if nothing uses it"
-  })
+  new TokenCacheError({ message: RedisClient.neighbourMessage(address, key, kind, ours) })
 
 export const DEFAULT_URL = "redis://127.0.0.1:6379"
 
 /** Redis' absences are measured in real time, whatever clock the caller's effects have: other processes see them. */
 const liveClock = Clock.make()
-
-/** A one-line description of a Redis failure: the message (and code) only, never the command and its arguments. */
-export const describeFailure = (cause: unknown, secrets: ReadonlyArray<string> = []): string => {
-  let text =
-    cause instanceof Error
-      ? cause.message
-      : typeof cause === "object" && cause !== null && "message" in cause
-        ? String(cause.message)
-        : String(cause)
-  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
-  if (code !== undefined && code !== "undefined" && !text.includes(code)) text = `${text} (${code})`
-  for (const secret of secrets) {
-    if (secret !== "") text = text.split(secret).join("***")
-  }
-  return text === "" ? "unknown failure" : text
-}
-
-/** A plain Error standing in for a Redis failure as an error's `cause` (ioredis errors carry the command's arguments). */
-export const safeCause = (cause: unknown, secrets: ReadonlyArray<string> = []): Error => {
-  const error = new Error(describeFailure(cause, secrets))
-  error.name = cause instanceof Error ? cause.name : "RedisError"
-  return error
-}
 
 /** `redis://host:port/db` (or `rediss://`) without credentials, query or fragment; ConfigurationError when invalid. */
 export const parseUrl = (
@@ -126,36 +98,6 @@ export const parseUrl = (
     })
   })
 
-/** Where a borrowed client points, without credentials. */
-export const describeClient = (client: Redis | Cluster): string => {
-  if (client.isCluster) return "a Redis cluster"
-  const options = (client as Redis).options
-  if (options.path !== undefined && options.path !== null && options.path !== "") return `redis+unix://${options.path}`
-  if (options.sentinels !== undefined && options.sentinels !== null && options.sentinels.length > 0) {
-    return `the Redis sentinel group ${JSON.stringify(options.name ?? "")}`
-  }
-  const scheme = options.tls === undefined ? "redis" : "rediss"
-  return `${scheme}://${options.host ?? "127.0.0.1"}:${options.port ?? 6379}${options.db ? `/${options.db}` : ""}`
-}
-
-/**
- * Whether a failure is Redis being away for a while (a reconnection, a failover, a cluster re-electing a master)
- * rather than an answer: such a command is tried again until its deadline. Every command the cache sends may run
- * twice (the lock's scripts are keyed by owner, the compare-and-set compares), so a retry never does harm.
- */
-export const isTransient = (cause: unknown): boolean => {
-  const message = cause instanceof Error ? cause.message : typeof cause === "string" ? cause : ""
-  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : ""
-  if (/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTCONN)$/.test(code)) return true
-  if (/^(CLUSTERDOWN|TRYAGAIN|LOADING|READONLY|MASTERDOWN|NOREPLICAS|UNBLOCKED)\b/.test(message)) return true
-  return (
-    /Stream isn't writeable|Connection is closed|max retries per request|Cluster isn't ready|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|All sentinels are unreachable|Command timed out|ECONNREFUSED|ECONNRESET/.test(
-      message
-    ) ||
-    (cause instanceof Error && cause.name === "ClusterAllFailedError")
-  )
-}
-
 /** The first pause between two tries of a command while Redis is away; it doubles up to {@link RETRY_MAX}. */
 const RETRY_FIRST = 25
 const RETRY_MAX = 250
@@ -176,9 +118,9 @@ const makeRun = (
     const failed = (cause: unknown, retriedMillis: number) =>
       new TokenCacheError({
         message:
-          `Redis ${what} failed on ${address}: ${describeFailure(cause, secrets)}` +
+          `Redis ${what} failed on ${address}: ${RedisClient.describeFailure(cause, secrets)}` +
           (retriedMillis > 0 ? ` (Redis away for ${Math.round(retriedMillis)} ms, given up)` : ""),
-        cause: safeCause(cause, secrets)
+        cause: RedisClient.safeCause(cause, secrets)
       })
     // One behaviour while Redis is away (a failover, a reconnection): the command is tried again, with short pauses,
     // until an answer or its deadline (`commandTimeout`), then it is a TokenCacheError. A call thus waits out a short
@@ -198,7 +140,7 @@ const makeRun = (
         const cause = result.left
         const now = yield* Clock.currentTimeMillis
         const elapsed = now - start
-        const transient = isTransient(cause)
+        const transient = RedisClient.isTransient(cause)
         if (transient) health.awayAt = liveClock.unsafeCurrentTimeMillis()
         const waitedOut = elapsed + pause >= timeoutMillis
         if (client.status === "end" || !transient || away || waitedOut) {
@@ -265,12 +207,12 @@ const awaitReady = (
           const reason =
             lastError === undefined
               ? `status ${client.status}`
-              : /invalid reply: null|No such master/.test(describeFailure(lastError))
-                ? `no sentinel knows the master name (${describeFailure(lastError, secrets)})`
-                : describeFailure(lastError, secrets)
+              : /invalid reply: null|No such master/.test(RedisClient.describeFailure(lastError))
+                ? `no sentinel knows the master name (${RedisClient.describeFailure(lastError, secrets)})`
+                : RedisClient.describeFailure(lastError, secrets)
           return new TokenCacheError({
             message: `the Redis client for ${address} is not ready after ${Duration.format(timeout)}: ${reason}`,
-            ...(lastError === undefined ? {} : { cause: safeCause(lastError, secrets) })
+            ...(lastError === undefined ? {} : { cause: RedisClient.safeCause(lastError, secrets) })
           })
         }
       })
@@ -300,7 +242,7 @@ export const borrow = (
   timeout: Duration.Duration
 ): Effect.Effect<Connection, TokenCacheError | ConfigurationError, Scope.Scope> =>
   Effect.gen(function* () {
-    const address = describeClient(client)
+    const address = RedisClient.describeClient(client)
     defineScripts(client)
     const health: Health = { replicated: false, awayAt: 0 }
     yield* awaitReady(client, address, timeout, [])
@@ -383,8 +325,8 @@ export const open = (
           // ioredis rejects `connect()` with "Connection is closed."; the 'error' event has the reason.
           const reason = errors.at(-1) ?? cause
           return yield* new TokenCacheError({
-            message: `cannot connect to Redis at ${address}: ${describeFailure(reason, secrets)}`,
-            cause: safeCause(reason, secrets)
+            message: `cannot connect to Redis at ${address}: ${RedisClient.describeFailure(reason, secrets)}`,
+            cause: RedisClient.safeCause(reason, secrets)
           })
         })
       )

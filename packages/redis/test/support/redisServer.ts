@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { accessSync, constants } from "node:fs"
 import { createServer } from "node:net"
 import { delimiter, join } from "node:path"
-import { afterAll, beforeAll, describe, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, it } from "vitest"
 import { Redis } from "ioredis"
 
 export interface RedisServer {

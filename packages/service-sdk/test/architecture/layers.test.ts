@@ -38,6 +38,7 @@ const RULES: ReadonlyArray<readonly [string, Layer]> = [
   ["ClientCredentials.ts", "ownership"],
   ["AuthorizationCode.ts", "ownership"],
   ["UserTokens.ts", "ownership"],
+  ["internal/sharedHold.ts", "ownership"],
   ["authorizeLocal.ts", "ownership"],
   ["internal/provider.ts", "ownership"],
   ["internal/refreshGrant.ts", "ownership"],

@@ -47,6 +47,37 @@ describe("AsyncClientCredentials", () => {
     expect(requests).toHaveLength(1)
   })
 
+  it("concurrent callers on a stale token share one pending Promise; a settled one is not reused", async () => {
+    const { requests, httpClient } = mock((_request, call) =>
+      Effect.delay(Effect.succeed(tokenResponse(`token-${call}`)), "5 millis")
+    )
+    await using provider = new AsyncClientCredentials({ ...credentials, httpClient })
+    const first = provider.getAccessToken()
+    expect(provider.getAccessToken()).toBe(first)
+    expect(await first).toBe("token-0")
+    const cached = provider.getAccessToken()
+    expect(cached).not.toBe(first)
+    expect(await cached).toBe("token-0")
+    // a 401 on the token: the forced refresh renews, and the next stale-path call is a new run
+    expect(await provider.forceRefresh("token-0")).toBe("token-1")
+    expect(requests).toHaveLength(2)
+  })
+
+  it("a failed shared call rejects every joiner with the same error, and the next call starts anew", async () => {
+    const { requests, httpClient } = mock((_request, call) =>
+      call === 0
+        ? MockHttpClient.json({ error: "invalid_client" }, 401)
+        : Effect.delay(Effect.succeed(tokenResponse("after")), "5 millis")
+    )
+    await using provider = new AsyncClientCredentials({ ...credentials, httpClient })
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => provider.getAccessToken()))
+    const reasons = new Set(results.map((result) => (result.status === "rejected" ? result.reason : undefined)))
+    expect(reasons.size).toBe(1)
+    expect([...reasons][0]).toBeInstanceOf(AuthenticationError)
+    expect(await provider.getAccessToken()).toBe("after")
+    expect(requests).toHaveLength(2)
+  })
+
   it("throws ConfigurationError from the constructor when credentials are missing, naming the variable", () => {
     const { httpClient } = mock(() => tokenResponse("unused"))
     let thrown: unknown

@@ -1,4 +1,7 @@
-/** The plain modules both lines use are kept in packages/shared/src; the copy this package ships must be identical. */
+/**
+ * The plain modules both lines use are kept in packages/shared/src; the copies this line's packages ship must be
+ * identical, and each package carries just the modules it imports (`scripts/shared.mjs`).
+ */
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -10,13 +13,16 @@ const copyDirs = [
   join(import.meta.dirname, "..", "..", "..", "redis", "src", "internal", "shared")
 ]
 
+const { neededBy } = (await import(join(root, "scripts", "shared.mjs"))) as {
+  readonly neededBy: (copyDir: string) => ReadonlyArray<string>
+}
+
 describe("shared plain modules", () => {
   it.each(copyDirs)(
     "%s is packages/shared/src, byte for byte after its header (`npm run shared` updates it)",
     (copies) => {
-      const names = readdirSync(originals)
-        .filter((file) => file.endsWith(".ts"))
-        .sort()
+      const names = neededBy(copies)
+      expect(names.length).toBeGreaterThan(0)
       expect(
         readdirSync(copies)
           .filter((file) => file.endsWith(".ts"))
@@ -30,4 +36,10 @@ describe("shared plain modules", () => {
       }
     }
   )
+
+  it("a package carries only what it imports: the Effect 4 Redis package has no file protocol", () => {
+    expect(neededBy(copyDirs[1]!)).toContain("redisProtocol.ts")
+    expect(neededBy(copyDirs[1]!)).not.toContain("fileLock.ts")
+    expect(neededBy(copyDirs[0]!)).toContain("fileLock.ts")
+  })
 })

@@ -69,12 +69,14 @@ const ownedSource = <R>(
 
 /**
  * What every Promise provider shares: the cached-token fast path (a still-valid cached token is served without
- * running an Effect) and the lifetime. Concurrent callers on a stale token share the provider's single flight.
+ * running an Effect) and the lifetime. Concurrent callers on a stale token share one pending Promise.
  *
  * @since 1.0.0
  */
 export abstract class AsyncTokenProvider<R = TokenProvider> {
   readonly #source: TokenSource<R | TokenProvider> | TokenSource<R>
+  /** The `getAccessToken` run under way, if any: held only while it is pending, never its value. */
+  #pending: Promise<string> | undefined
 
   protected constructor(source: TokenSource<R | TokenProvider> | TokenSource<R>) {
     this.#source = source
@@ -82,14 +84,22 @@ export abstract class AsyncTokenProvider<R = TokenProvider> {
   }
 
   /**
-   * A valid access token. A still-valid cached token is served without running an Effect; each caller on a stale
-   * one runs the provider's `getAccessToken`, whose single flight makes one token request for all of them.
+   * A valid access token. A still-valid cached token is served without running an Effect; callers on a stale one
+   * share the Promise of one run of the provider's `getAccessToken` (whose single flight decides the renewal):
+   * a fiber per plain caller costs more than the renewal itself in a herd.
    */
   getAccessToken(): Promise<string> {
+    if (this.#pending !== undefined) return this.#pending
     const { peek, runtime, service } = this.#source
     const cached = peek?.()
     if (cached !== undefined && !runtime.closed) return Promise.resolve(Redacted.value(cached))
-    return runtime.run(service.getAccessToken).then(Redacted.value)
+    const pending = runtime.run(service.getAccessToken).then(Redacted.value)
+    this.#pending = pending
+    const settled = () => {
+      if (this.#pending === pending) this.#pending = undefined
+    }
+    pending.then(settled, settled)
+    return pending
   }
 
   /** After the API rejected `rejected` with 401: a fresh token (see `TokenProvider.forceRefresh`). */

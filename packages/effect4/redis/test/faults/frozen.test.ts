@@ -1,0 +1,52 @@
+/**
+ * Redis frozen (SIGSTOP: connections open, no replies) while this Effect 4 process renews under the fleet lock (the
+ * Effect 3 line's `frozen.test.ts`). The bound of the contract: no caller waits longer than the cache's command
+ * timeout plus one token request because of the cache, so the write after the token request may time out once, but
+ * the lock's release must not add another.
+ */
+import { expect, it } from "@effect/vitest"
+import { RedisTokenCache } from "@service-sdk/redis"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as Redacted from "effect/Redacted"
+import { ClientCredentials } from "service-sdk"
+import { describeFaults, sleep, tokenRequests, uniqueKey } from "../../../../redis/test/faults/support/fleet.js"
+import { scaled } from "../../../../redis/test/support/load.js"
+
+const COMMAND_TIMEOUT_MS = 1000
+const TOKEN_DELAY_MS = 800
+
+describeFaults("Redis frozen during a renewal (Effect 4)", { tokenLifetime: 3 }, (world) => {
+  it.live("the renewing caller waits at most the command timeout plus the token request; the token is served", () =>
+    Effect.gen(function* () {
+      const cache = yield* RedisTokenCache.make({
+        url: world().redis.url,
+        key: uniqueKey(),
+        commandTimeout: `${COMMAND_TIMEOUT_MS} millis`,
+        lockTtl: "2 seconds"
+      })
+      const provider = yield* ClientCredentials.make({
+        clientId: world().emulator.clientId,
+        clientSecret: world().emulator.clientSecret,
+        authUrl: world().emulator.authUrl,
+        tokenCache: cache
+      })
+      const before = (yield* Effect.promise(() => tokenRequests(world()))).total
+      // the token answer takes 800 ms; Redis freezes while it is on its way, so the write and the release meet it
+      yield* Effect.promise(() => world().emulator.injectFault({ target: "token", count: 1, delayMs: TOKEN_DELAY_MS }))
+      const call = yield* Effect.forkChild(Effect.timed(provider.getAccessToken))
+      yield* Effect.promise(() => sleep(300))
+      world().redis.signal("SIGSTOP")
+      const [took, token] = yield* Fiber.join(call).pipe(
+        Effect.ensuring(Effect.sync(() => world().redis.signal("SIGCONT")))
+      )
+      console.info(`Redis frozen during a renewal (Effect 4): the call took ${Math.round(Duration.toMillis(took))} ms`)
+      expect(Redacted.value(token).length).toBeGreaterThan(0)
+      expect((yield* Effect.promise(() => tokenRequests(world()))).total - before).toBe(1)
+      // one command timeout (the write) plus the token request, and scheduling slack; never a second timeout
+      expect(Duration.toMillis(took)).toBeLessThan(COMMAND_TIMEOUT_MS + TOKEN_DELAY_MS + scaled(750))
+    }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer))
+  )
+})
