@@ -10,16 +10,15 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import * as Tracer from "effect/Tracer"
-import { ClientCredentials, ServiceClient } from "service-sdk"
+import { ServiceClient } from "service-sdk"
 import { MockHttpClient, type MockHandler } from "service-sdk/testing"
 import { timeoutOrElse } from "../../src/internal/client/attemptTimeout.js"
-import { API_URL, AUTH_URL, credentials, requests } from "../support/mock.js"
+import { apiClientLayer, apiRequests, apiServer } from "../support/mock.js"
 
 class TimedOut {
   readonly _tag = "TimedOut"
@@ -38,27 +37,21 @@ const recordingTracer = () => {
   return { tracer, spans }
 }
 
-/** Token endpoint issues token-N; the API answers with `api(apiCall)`. */
-const server = (api: (apiCall: number) => ReturnType<MockHandler>): MockHandler =>
-  (() => {
-    let tokens = 0
-    let apiCalls = 0
-    return (request) => {
-      if (request.url.href.startsWith(AUTH_URL)) {
-        tokens++
-        return MockHttpClient.json({ access_token: `token-${tokens}`, token_type: "Bearer", expires_in: 3600 })
-      }
-      return api(apiCalls++)
-    }
-  })()
+/** The API answers `api(apiCall)`. */
+const server = (api: (apiCall: number) => ReturnType<MockHandler>) => apiServer((_bearer, call) => api(call))
+const clientLayer = apiClientLayer
 
-const clientLayer = (handler: MockHandler, options: ServiceClient.Options = {}) =>
-  ServiceClient.layer({ apiUrl: API_URL, ...options }).pipe(
-    Layer.provide(ClientCredentials.layer(credentials)),
-    Layer.provideMerge(MockHttpClient.layer(handler))
-  )
-
-const apiRequests = Effect.map(requests, (all) => all.filter((r) => r.url.href.startsWith(API_URL)))
+/** A request to an API that never answers, `settle` after it is sent: a TransportError after 2 attempts. */
+const neverAnswered = (settle: Effect.Effect<void>) =>
+  Effect.gen(function* () {
+    const client = yield* ServiceClient
+    const fiber = yield* Effect.forkChild(Effect.flip(client.albums.get("a1")))
+    yield* settle
+    const error = yield* Fiber.join(fiber)
+    assert.strictEqual(error._tag, "TransportError")
+    assert.include(error.message, "did not answer")
+    assert.strictEqual((yield* apiRequests).length, 2)
+  })
 
 describe("the per-attempt bound", () => {
   it.effect(
@@ -77,16 +70,8 @@ describe("the per-attempt bound", () => {
   )
 
   it.effect("on TestClock a request that never answers fails with TransportError after each attempt's bound", () =>
-    Effect.gen(function* () {
-      const client = yield* ServiceClient
-      const fiber = yield* Effect.forkChild(Effect.flip(client.albums.get("a1")))
-      // 2 attempts (maxRetries 1), 5 s each, and the backoff between them
-      yield* TestClock.adjust("1 minute")
-      const error = yield* Fiber.join(fiber)
-      assert.strictEqual(error._tag, "TransportError")
-      assert.include(error.message, "did not answer")
-      assert.strictEqual((yield* apiRequests).length, 2)
-    }).pipe(
+    // 2 attempts (maxRetries 1), 5 s each, and the backoff between them
+    neverAnswered(TestClock.adjust("1 minute")).pipe(
       Effect.provide(
         clientLayer(
           server(() => Effect.never),
@@ -132,13 +117,7 @@ describe("the per-attempt bound", () => {
   )
 
   it.live("on the live clock a request that never answers fails with TransportError, retried up to maxRetries", () =>
-    Effect.gen(function* () {
-      const client = yield* ServiceClient
-      const error = yield* Effect.flip(client.albums.get("a1"))
-      assert.strictEqual(error._tag, "TransportError")
-      assert.include(error.message, "did not answer")
-      assert.strictEqual((yield* apiRequests).length, 2)
-    }).pipe(
+    neverAnswered(Effect.void).pipe(
       Effect.provide(
         clientLayer(
           server(() => Effect.never),
