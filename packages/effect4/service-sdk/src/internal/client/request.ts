@@ -16,6 +16,7 @@ import {
 } from "../../ServiceError.js"
 import { withSpanWhenTraced } from "../liveServices.js"
 import { cleanUntrustedText, maskJson } from "../shared/redact.js"
+import { exitDecoder } from "./decode.js"
 import type { Answer, Policy } from "./requestPolicy.js"
 import { apiErrorMessage, errorPayload } from "./requestPolicy.js"
 import * as Schemas from "./schemas.js"
@@ -55,16 +56,14 @@ const decoders = new WeakMap<object, Decoder>()
 
 /**
  * The SDK's own schemas (plain structs: nothing asynchronous to run), decoded synchronously to an `Exit` (itself an
- * Effect): cheaper than Effect's effectful decoder; a caller's own schema keeps `decodeUnknownEffect`.
+ * Effect) through the compiled pass of `decode.ts`; a caller's own schema keeps `decodeUnknownEffect`.
  */
 const synchronous = new WeakSet<object>()
 
 const decoderOf = <A>(schema: Schema.Codec<A, any>): ((input: unknown) => Effect.Effect<A, unknown>) => {
   let decode = decoders.get(schema)
   if (decode === undefined) {
-    decode = (
-      synchronous.has(schema) ? Schema.decodeUnknownExit(schema) : Schema.decodeUnknownEffect(schema)
-    ) as Decoder
+    decode = (synchronous.has(schema) ? exitDecoder(schema) : Schema.decodeUnknownEffect(schema)) as Decoder
     decoders.set(schema, decode)
   }
   return decode as (input: unknown) => Effect.Effect<A, unknown>
