@@ -18,8 +18,11 @@ import { withSpanWhenTraced } from "./liveServices.js"
 
 export type TokenFailure = AuthenticationError | TransportError | TokenCacheError
 
-/** The renewal under way: its outcome (undefined when it was interrupted: a waiter leads the next one). */
-type Renewing = Deferred.Deferred<Exit.Exit<Redacted.Redacted<string>, TokenFailure> | undefined>
+/**
+ * The renewal under way: its token or failure; an interrupted one completes with a fresh look at the stale path
+ * for each waiter (the first leads the next renewal).
+ */
+type Renewing = Deferred.Deferred<Redacted.Redacted<string>, TokenFailure>
 
 /**
  * How long a provider that finds the shared entry gone (a flushed or restarted store) while it still holds a refresh
@@ -323,20 +326,23 @@ export const make = (options: {
      * renewal that was interrupted lets a waiter lead the next one; a joined token that is not `usable` (the one a
      * 401 rejected) makes the caller lead another.
      */
+    /** What each waiter of an interrupted renewal runs: the stale path again (`stale`, built below). */
+    const again: Effect.Effect<Redacted.Redacted<string>, TokenFailure> = Effect.suspend(() => stale.self)
+    /** `usable` undefined: any token of the renewal will do (a joiner then only awaits it). */
     const joinOrLeadWith = (
       work: Effect.Effect<Redacted.Redacted<string>, TokenFailure>,
-      usable: (token: Redacted.Redacted<string>) => boolean
+      usable: ((token: Redacted.Redacted<string>) => boolean) | undefined
     ) => {
       const lead = Effect.uninterruptibleMask((restore) =>
         Effect.gen(function* () {
-          const deferred = yield* Deferred.make<Exit.Exit<Redacted.Redacted<string>, TokenFailure> | undefined>()
+          const deferred = yield* Deferred.make<Redacted.Redacted<string>, TokenFailure>()
           // the fiber may have yielded since it looked: another caller may lead by now
           const other = renewing
           if (other !== undefined) return yield* restore(join(other))
           renewing = deferred
           const exit = yield* Effect.exit(restore(work))
           if (renewing === deferred) renewing = undefined
-          yield* Deferred.succeed(deferred, Exit.hasInterrupts(exit) ? undefined : exit)
+          yield* Exit.hasInterrupts(exit) ? Deferred.completeWith(deferred, again) : Deferred.done(deferred, exit)
           return yield* exit
         })
       )
@@ -346,11 +352,10 @@ export const make = (options: {
         | undefined
       const join = (running: Renewing): Effect.Effect<Redacted.Redacted<string>, TokenFailure> => {
         if (joined === undefined || joined.running !== running) {
-          const effect = Effect.flatMap(
-            Deferred.await(running),
-            (outcome): Effect.Effect<Redacted.Redacted<string>, TokenFailure> =>
-              outcome === undefined || (Exit.isSuccess(outcome) && !usable(outcome.value)) ? self : outcome
-          )
+          const effect =
+            usable === undefined
+              ? Deferred.await(running)
+              : Effect.flatMap(Deferred.await(running), (token) => (usable(token) ? Effect.succeed(token) : self))
           joined = { running, effect }
         }
         return joined.effect
@@ -366,7 +371,7 @@ export const make = (options: {
 
     const joinOrLead = (
       work: Effect.Effect<Redacted.Redacted<string>, TokenFailure>,
-      usable: (token: Redacted.Redacted<string>) => boolean
+      usable: ((token: Redacted.Redacted<string>) => boolean) | undefined
     ): Effect.Effect<Redacted.Redacted<string>, TokenFailure> => joinOrLeadWith(work, usable).self
 
     /** Starts one renewal in the background for `current` (a token within `refreshAhead` of going stale). */
@@ -390,10 +395,8 @@ export const make = (options: {
     // the clock of the fiber that made the provider (a TestClock in tests), read synchronously on the cached path
     const clock = yield* Clock.Clock
     // built once: a herd's joiners only look for the renewal under way and await it (nothing made per caller)
-    const renewStale = joinOrLeadWith(
-      obtain(() => true).pipe(withSpanWhenTraced(`${name}.getAccessToken`)),
-      () => true
-    ).enter
+    const stale = joinOrLeadWith(obtain(() => true).pipe(withSpanWhenTraced(`${name}.getAccessToken`)), undefined)
+    const renewStale = stale.enter
     const getAccessToken = Effect.suspend(() => {
       const now = clock.currentTimeMillisUnsafe()
       const entry = memo
