@@ -12,10 +12,18 @@
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
-
-/** What a compiled pass returns for an input it rejects. */
-const FAIL: unique symbol = Symbol("FAIL")
-type Decode = (input: unknown) => unknown
+import {
+  type Decode,
+  decodeArray,
+  decodeBoolean,
+  decodeLiteral,
+  decodeNumber,
+  decodeString,
+  decodeUndefined,
+  decodeUnion,
+  FAIL,
+  memoized
+} from "../shared/compiledDecode.js"
 
 const compileObjects = (ast: SchemaAST.Objects): Decode | undefined => {
   if (ast.indexSignatures.length > 0 || ast.encodingChecks !== undefined || ast.propertySignatures.length === 0) {
@@ -50,37 +58,27 @@ const compileObjects = (ast: SchemaAST.Objects): Decode | undefined => {
   }
 }
 
+const decodeNull: Decode = (input) => (input === null ? input : FAIL)
+
 const compileUncached = (ast: SchemaAST.AST): Decode | undefined => {
   if (ast.checks !== undefined || ast.encoding !== undefined) return undefined
   switch (ast._tag) {
     case "String":
-      return (input) => (typeof input === "string" ? input : FAIL)
+      return decodeString
     case "Number":
-      return (input) => (typeof input === "number" ? input : FAIL)
+      return decodeNumber
     case "Boolean":
-      return (input) => (typeof input === "boolean" ? input : FAIL)
+      return decodeBoolean
     case "Null":
-      return (input) => (input === null ? input : FAIL)
+      return decodeNull
     case "Undefined":
-      return (input) => (input === undefined ? input : FAIL)
-    case "Literal": {
-      const literal = ast.literal
-      return (input) => (input === literal ? input : FAIL)
-    }
+      return decodeUndefined
+    case "Literal":
+      return decodeLiteral(ast.literal)
     case "Arrays": {
       if (ast.elements.length > 0 || ast.rest.length !== 1 || ast.encodingChecks !== undefined) return undefined
       const item = compile(ast.rest[0]!)
-      if (item === undefined) return undefined
-      return (input) => {
-        if (!Array.isArray(input)) return FAIL
-        const output = new Array(input.length)
-        for (let index = 0; index < input.length; index++) {
-          const value = item(input[index])
-          if (value === FAIL) return FAIL
-          output[index] = value
-        }
-        return output
-      }
+      return item === undefined ? undefined : decodeArray(item)
     }
     case "Objects":
       return compileObjects(ast)
@@ -92,28 +90,14 @@ const compileUncached = (ast: SchemaAST.AST): Decode | undefined => {
         if (decode === undefined) return undefined
         members.push(decode)
       }
-      return (input) => {
-        for (const member of members) {
-          const value = member(input)
-          if (value !== FAIL) return value
-        }
-        return FAIL
-      }
+      return decodeUnion(members)
     }
     default:
       return undefined
   }
 }
 
-const compiled = new WeakMap<SchemaAST.AST, Decode | null>()
-
-const compile = (ast: SchemaAST.AST): Decode | undefined => {
-  const known = compiled.get(ast)
-  if (known !== undefined) return known ?? undefined
-  const decode = compileUncached(ast)
-  compiled.set(ast, decode ?? null)
-  return decode
-}
+const compile = memoized(compileUncached)
 
 /**
  * `Schema.decodeUnknownExit(schema)` with the same results, through the compiled pass when the schema has a shape it
