@@ -21,7 +21,8 @@ export const copyDirs = [
   join(root, "packages", "service-sdk", "src", "internal", "shared"),
   join(root, "packages", "redis", "src", "internal", "shared"),
   join(root, "packages", "effect4", "service-sdk", "src", "internal", "shared"),
-  join(root, "packages", "effect4", "redis", "src", "internal", "shared")
+  join(root, "packages", "effect4", "redis", "src", "internal", "shared"),
+  join(root, "packages", "cli", "src", "internal", "shared")
 ]
 
 export const header = (file) =>

@@ -7,9 +7,9 @@
  * cache opens a connection (src/internal/ioredis.ts). The `.d.ts` comes from `tsc -b` (no Effect type);
  * it is copied for `require` as `.d.cts`. Run after `tsc -b` (the root `build` does both).
  */
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
 
@@ -39,8 +39,67 @@ const appIoredis = {
   }
 }
 
+/**
+ * The dynamic `import()`s of the sources (the facade's `authorizeLocal` and default HTTP client, the Redis helpers),
+ * made static in the bundle. In a bundle that is one file, esbuild keeps an `import()` lazy by wrapping its target
+ * and every module it imports, transitively, in an initialiser (`__esm`): most of Effect and of the SDK, which every
+ * import evaluates anyway, then pays the wrappers and compiles their bodies twice (~15 ms of a cold import's CPU,
+ * more than those modules' own evaluation). What made them worth loading late were Node's modules they load at
+ * their top level: those are loaded on first use instead (`lazyBuiltins`).
+ */
+const staticImports = {
+  name: "static-imports",
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, (args) => {
+      if (args.path.includes("node_modules")) return undefined
+      const text = readFileSync(args.path, "utf8")
+      if (!text.includes('import("')) return undefined
+      const heads = []
+      // (not `typeof import("…")`, a type)
+      const contents = text.replace(/(?<!typeof\s*)\bimport\(("[^"]+")\)/g, (_, specifier) => {
+        const name = `__bundled${heads.length}`
+        heads.push(`import * as ${name} from ${specifier}`)
+        return `Promise.resolve(${name})`
+      })
+      // on the first line, so that the source map's lines stay those of the file
+      return { contents: `${heads.join("; ")}; ${contents}`, loader: "ts", resolveDir: dirname(args.path) }
+    })
+  }
+}
+
+/**
+ * Node's modules that nothing needs at import, loaded on first use: each function the SDK (or a bundled dependency)
+ * imports from them calls Node's own. An import of a name not listed fails the build ("No matching export").
+ */
+const lazyBuiltins = {
+  name: "lazy-builtins",
+  setup(build) {
+    const functions = {
+      crypto: ["createHash", "randomBytes", "randomUUID"],
+      http: ["createServer"],
+      child_process: ["spawn"],
+      net: ["connect"],
+      tls: ["connect"]
+    }
+    build.onResolve({ filter: /^(node:)?(crypto|http|child_process|net|tls)$/ }, (args) => {
+      const name = args.path.replace(/^node:/, "")
+      // the shim's own `require` is Node's module
+      return args.namespace === "lazy-builtin"
+        ? { path: `node:${name}`, external: true }
+        : { path: name, namespace: "lazy-builtin" }
+    })
+    build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => ({
+      contents: [
+        `let loaded\nconst load = () => (loaded ??= require("node:${args.path}"))`,
+        ...functions[args.path].map((name) => `export const ${name} = (...args) => load().${name}(...args)`)
+      ].join("\n"),
+      loader: "js"
+    }))
+  }
+}
+
 rmSync(staging, { recursive: true, force: true })
-await build({
+const { metafile } = await build({
   absWorkingDir: root,
   entryPoints: ["src/index.ts"],
   outfile: join(staging, "index.cjs"),
@@ -48,8 +107,11 @@ await build({
   format: "cjs",
   platform: "node",
   target: "node20",
-  // Names kept (`e.name`, `constructor.name`, stack headers read `AuthenticationError`); minified, but in lines of
-  // about 80 characters (an unhandled rejection prints one short source line, not a one-line bundle)
+  // Names kept (readable stack frames); minified, but in lines of about 80 characters (an unhandled rejection prints
+  // one short source line, not a one-line bundle). The public classes also name themselves (ServiceError.ts,
+  // src/index.ts: `e.name`, `constructor.name`, stack headers read `AuthenticationError`), so `keepNames: false`
+  // would only cost the frames' function names: it saves its ~2,000 `__name` calls at import (~3 ms of a cold start,
+  // 40 KB; docs/decisions.md 31.22)
   minify: true,
   lineLimit: 80,
   keepNames: true,
@@ -57,10 +119,19 @@ await build({
   sourcemap: true,
   sourcesContent: false,
   conditions: ["source"],
-  plugins: [fetchClient, appIoredis],
+  plugins: [staticImports, lazyBuiltins, fetchClient, appIoredis],
+  metafile: true,
   legalComments: "none",
   logLevel: "warning"
 })
+// no module of the bundle may be loaded lazily again (see staticImports): every one is evaluated at the top level
+const lazy = Object.entries(metafile.inputs).flatMap(([input, { imports }]) =>
+  imports.filter((i) => !i.external && i.kind !== "import-statement").map((i) => `${input} -> ${i.path} (${i.kind})`)
+)
+if (lazy.length > 0) {
+  rmSync(staging, { recursive: true, force: true })
+  throw new Error(`modules loaded lazily inside the bundle (see staticImports):\n${lazy.join("\n")}`)
+}
 const names = Object.keys(createRequire(import.meta.url)(join(staging, "index.cjs"))).sort()
 // loaded with `require`, not `import`: Node then does not lex the whole bundle for its export names
 writeFileSync(

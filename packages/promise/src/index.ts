@@ -17,6 +17,20 @@ import * as Facade from "service-sdk/promise"
  */
 const described = <P>(value: unknown): P => value as P
 
+// The public classes named here (the errors name themselves in `ServiceError.ts`), whatever the minifier keeps:
+// `AsyncServiceClient.name`, `constructor.name` and what `console.log` prints stay real with or without esbuild's
+// `keepNames` (scripts/build.mjs).
+for (const [value, name] of [
+  [Facade.AsyncTokenProvider, "AsyncTokenProvider"],
+  [Facade.AsyncClientCredentials, "AsyncClientCredentials"],
+  [Facade.AsyncAuthorizationCode, "AsyncAuthorizationCode"],
+  [Facade.AsyncUserTokenProvider, "AsyncUserTokenProvider"],
+  [Facade.AsyncUserTokens, "AsyncUserTokens"],
+  [Facade.AsyncServiceClient, "AsyncServiceClient"]
+] as const) {
+  Object.defineProperty(value, "name", { value: name, configurable: true })
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Plain data
 

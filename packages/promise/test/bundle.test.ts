@@ -56,7 +56,16 @@ describe("the built bundle", () => {
       expect(String(error.stack).split("\n")[0]).toBe(`${name}: m`)
       expect(error).toBeInstanceOf(bundle.ServiceError)
     }
-    for (const name of ["AsyncServiceClient", "AsyncClientCredentials", "AsyncAuthorizationCode", "AsyncUserTokens"]) {
+    // every public class names itself (with or without esbuild's keepNames)
+    expect(bundle.ServiceError.name).toBe("ServiceError")
+    for (const name of [
+      "AsyncServiceClient",
+      "AsyncClientCredentials",
+      "AsyncAuthorizationCode",
+      "AsyncUserTokens",
+      "AsyncTokenProvider",
+      "AsyncUserTokenProvider"
+    ]) {
       expect(bundle[name].name).toBe(name)
     }
   })

@@ -10,8 +10,9 @@ import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import { resolveProtocol } from "./internal/config.js"
+import { checkProviderOptions, lookupCredentials, resolveProtocol, resolveUrl } from "./internal/config.js"
 import * as Protocol from "./internal/oauthClient.js"
 import { type AuthenticationError, ConfigurationError, type TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"
@@ -219,6 +220,49 @@ export const make = (options: Options = {}): Effect.Effect<Service, Configuratio
   })
 
 /**
+ * The client and authorization server {@link make} would use for `options`, nothing required yet.
+ *
+ * @since 1.0.0
+ * @category options
+ */
+export interface ResolvedClient {
+  /** The `clientId` option, else `SERVICE_SDK_CLIENT_ID`; none when neither. */
+  readonly clientId: Option.Option<string>
+  /** The `clientSecret` option, else `SERVICE_SDK_CLIENT_SECRET`; always none for a public client. */
+  readonly clientSecret: Option.Option<Redacted.Redacted<string>>
+  /** The `authUrl` option, else `SERVICE_SDK_AUTH_URL`, else the Service's; checked, without a trailing slash. */
+  readonly authUrl: string
+}
+
+/**
+ * Which client and authorization server {@link make} would use: each explicit option, else its environment variable
+ * (through Effect `Config`; empty strings count as absent), else the default `authUrl`. A public client's secret is
+ * neither read nor returned. Missing credentials are `Option.none()` here, for a tool that words its own message
+ * (the CLI names its flags); a bad option is the ConfigurationError {@link make} would fail with.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Option } from "effect"
+ * import { OAuthClient } from "service-sdk"
+ *
+ * const banner = Effect.map(OAuthClient.resolveClient(), (client) =>
+ *   `client ${Option.getOrElse(client.clientId, () => "(not set)")} at ${client.authUrl}`
+ * )
+ * ```
+ *
+ * @since 1.0.0
+ * @category options
+ */
+export const resolveClient = (
+  options: Pick<Options, "clientId" | "clientSecret" | "publicClient" | "authUrl"> = {}
+): Effect.Effect<ResolvedClient, ConfigurationError> =>
+  Effect.gen(function* () {
+    yield* checkProviderOptions(options)
+    const credentials = yield* lookupCredentials(options)
+    return { ...credentials, authUrl: yield* resolveUrl(options.authUrl, "authUrl") }
+  })
+
+/**
  * The OAuth protocol steps as a service (`yield* OAuthClient`), with its constructors.
  *
  * @example
@@ -267,6 +311,12 @@ export class OAuthClient extends Context.Tag("service-sdk/OAuthClient")<OAuthCli
   static layer(options: Options = {}): Layer.Layer<OAuthClient, ConfigurationError, HttpClient.HttpClient> {
     return Layer.effect(OAuthClient, make(options))
   }
+  /**
+   * {@link resolveClient}: the client and authorization server `make` would use (options, then the environment).
+   *
+   * @since 1.0.0
+   */
+  static readonly resolveClient = resolveClient
 }
 
 /**
@@ -291,11 +341,14 @@ export declare namespace OAuthClient {
   export type PendingAuthorization = OAuthClientPendingAuthorization
   /** @since 1.0.0 */
   export type PendingInput = OAuthClientPendingInput
+  /** @since 1.0.0 */
+  export type ResolvedClient = OAuthClientResolvedClient
 }
 
 type OAuthClientTag = OAuthClient
 type OAuthClientService = Service
 type OAuthClientOptions = Options
+type OAuthClientResolvedClient = ResolvedClient
 type OAuthClientAuthorizationUrlOptions = AuthorizationUrlOptions
 type OAuthClientBeginAuthorizationOptions = BeginAuthorizationOptions
 type OAuthClientExchangeCodeOptions = ExchangeCodeOptions

@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { createHash, randomBytes } from "node:crypto"
+import * as Shared from "./internal/shared/pkce.js"
 
 /**
  * A verifier and its challenge. The verifier stays with the program (sent only in the token request); the
@@ -21,13 +21,19 @@ export interface Pair {
   readonly method: "S256"
 }
 
+const pairOf = (verifier: string): Pair => ({
+  verifier: Redacted.make(verifier),
+  challenge: Shared.challengeOf(verifier),
+  method: "S256"
+})
+
 /**
  * Bytes of randomness in a verifier: 256 bits, base64url-encoded to 43 characters (RFC 7636 §4.1, §7.1).
  *
  * @since 1.0.0
  * @category utils
  */
-export const VERIFIER_BYTES = 32
+export const VERIFIER_BYTES = Shared.VERIFIER_BYTES
 
 /**
  * The S256 challenge of a verifier: `BASE64URL(SHA256(ASCII(verifier)))` without padding (RFC 7636 §4.2).
@@ -36,9 +42,7 @@ export const VERIFIER_BYTES = 32
  * @category utils
  */
 export const challengeOf = (verifier: string | Redacted.Redacted<string>): string =>
-  createHash("sha256")
-    .update(Redacted.isRedacted(verifier) ? Redacted.value(verifier) : verifier, "ascii")
-    .digest("base64url")
+  Shared.challengeOf(Redacted.isRedacted(verifier) ? Redacted.value(verifier) : verifier)
 
 /**
  * A fresh verifier from the OS's cryptographic generator (`Effect.Random` is not one) and its S256 challenge.
@@ -46,7 +50,7 @@ export const challengeOf = (verifier: string | Redacted.Redacted<string>): strin
  * @since 1.0.0
  * @category constructors
  */
-export const make: Effect.Effect<Pair> = Effect.sync(() => fromBytes(randomBytes(VERIFIER_BYTES)))
+export const make: Effect.Effect<Pair> = Effect.sync(() => pairOf(Shared.randomVerifier()))
 
 /**
  * The pair for given random bytes (base64url, no padding). `make` draws them from a CSPRNG; this is for tests.
@@ -55,10 +59,7 @@ export const make: Effect.Effect<Pair> = Effect.sync(() => fromBytes(randomBytes
  * @category utils
  * @internal
  */
-export const fromBytes = (bytes: Uint8Array): Pair => {
-  const verifier = Buffer.from(bytes).toString("base64url")
-  return { verifier: Redacted.make(verifier), challenge: challengeOf(verifier), method: "S256" }
-}
+export const fromBytes = (bytes: Uint8Array): Pair => pairOf(Shared.verifierFromBytes(bytes))
 
 /**
  * Whether a string is a well-formed verifier: 43 to 128 characters of `[A-Za-z0-9-._~]` (RFC 7636 §4.1).
@@ -66,4 +67,4 @@ export const fromBytes = (bytes: Uint8Array): Pair => {
  * @since 1.0.0
  * @category guards
  */
-export const isVerifier = (value: string): boolean => /^[A-Za-z0-9\-._~]{43,128}$/.test(value)
+export const isVerifier: (value: string) => boolean = Shared.isVerifier

@@ -17,6 +17,7 @@ import * as FileCache from "./internal/fileCache.js"
 import { checkedPath } from "./internal/fileProgram.js"
 import { describeCause, safeCause } from "./internal/redact.js"
 import * as Safety from "./internal/shared/fileSafety.js"
+import { parseTokenJson, sameTokenJson, stringifyTokenJson, type TokenJson } from "./internal/shared/tokenJson.js"
 import { type ConfigurationError, TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 
@@ -62,14 +63,17 @@ export interface TokenCache {
  * @since 1.0.0
  * @category utils
  */
-export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Option<TokenInfo>): boolean => {
-  if (Option.isNone(expected) || Option.isNone(current)) return Option.isNone(expected) && Option.isNone(current)
-  const a = expected.value
-  const b = current.value
-  const refresh = (token: TokenInfo) =>
-    token.refreshToken === undefined ? undefined : Redacted.value(token.refreshToken)
-  return Redacted.value(a.accessToken) === Redacted.value(b.accessToken) && refresh(a) === refresh(b)
-}
+export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Option<TokenInfo>): boolean =>
+  sameTokenJson(tokensOf(expected), tokensOf(current))
+
+/** The two values `compareAndSet` compares (the rule is `shared/tokenJson.ts`'s, one for both lines). */
+const tokensOf = (entry: Option.Option<TokenInfo>) =>
+  Option.isNone(entry)
+    ? undefined
+    : {
+        access_token: Redacted.value(entry.value.accessToken),
+        refresh_token: entry.value.refreshToken === undefined ? undefined : Redacted.value(entry.value.refreshToken)
+      }
 
 /**
  * The default cache: a `Ref` in this process (its `compareAndSet` is trivially atomic).
@@ -86,51 +90,25 @@ export const memory = (initial?: TokenInfo): Effect.Effect<TokenCache> =>
       Ref.modify(ref, (current) => (sameEntry(expected, current) ? [true, Option.some(next)] : [false, current]))
   }))
 
-// parsers compiled on first use: nothing of the schema is evaluated at import (issue 31)
+// The stored format's rules (lenient reading, canonical writing) are `shared/tokenJson.ts`, one for both lines; the
+// Schema of `TokenInfo` (its `fromKey`s) only maps that JSON to the class and back. Compiled on first use: nothing of
+// the schema is evaluated at import (issue 31).
 let decodeEntry: ((input: unknown) => Option.Option<TokenInfo>) | undefined
+let encodeEntry: ((token: TokenInfo) => TokenJson) | undefined
 
 /**
- * Reads a cache entry leniently: anything but an object with a string `access_token` and a numeric `expires_at`
- * is none; an ill-typed optional field reads as absent.
+ * Reads a cache entry leniently: anything but an object with a non-empty string `access_token` and a finite
+ * `expires_at` is none; an ill-typed optional field reads as absent.
  *
  * @since 1.0.0
  * @category codecs
  */
 export const decodeJson = (text: string): Option.Option<TokenInfo> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return Option.none()
-  }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) return Option.none()
-  const {
-    refresh_token,
-    scope,
-    client_id,
-    auth_url,
-    issued_at,
-    refresh_rejected,
-    signed_in_at,
-    sign_in_ends_at,
-    ...required
-  } = json as Record<string, unknown>
-  const finite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value)
+  const json = parseTokenJson(text)
+  if (json === undefined) return Option.none()
   decodeEntry ??= Schema.decodeUnknownOption(TokenInfo)
-  return decodeEntry({
-    ...required,
-    ...(typeof refresh_token === "string" && refresh_token !== "" ? { refresh_token } : {}),
-    ...(typeof scope === "string" ? { scope } : {}),
-    ...(typeof client_id === "string" ? { client_id } : {}),
-    ...(typeof auth_url === "string" ? { auth_url } : {}),
-    ...(finite(issued_at) ? { issued_at } : {}),
-    ...(refresh_rejected === true ? { refresh_rejected } : {}),
-    ...(finite(signed_in_at) ? { signed_in_at } : {}),
-    ...(finite(sign_in_ends_at) ? { sign_in_ends_at } : {})
-  })
+  return decodeEntry(json)
 }
-
-let encodeEntry: ((token: TokenInfo) => unknown) | undefined
 
 /**
  * The JSON text a shared cache stores: `{ access_token, expires_at, refresh_token?, scope? }` and, when the token
@@ -140,8 +118,8 @@ let encodeEntry: ((token: TokenInfo) => unknown) | undefined
  * @category codecs
  */
 export const encodeJson = (token: TokenInfo): string => {
-  encodeEntry ??= Schema.encodeSync(TokenInfo)
-  return JSON.stringify(encodeEntry(token))
+  encodeEntry ??= Schema.encodeSync(TokenInfo) as (token: TokenInfo) => TokenJson
+  return stringifyTokenJson(encodeEntry(token))
 }
 
 /**

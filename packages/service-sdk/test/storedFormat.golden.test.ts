@@ -43,4 +43,13 @@ describe("the stored token format (golden files, shared with the Effect 4 line)"
       decoded.value.refreshRejected
     ]).toEqual([1767225600.5, "emulator-client", 1767222000.5, true])
   })
+
+  // one table for both lines (the Effect 4 suite reads it too): a hand-edited, older or damaged entry reads the same
+  const lenient: ReadonlyArray<{ why: string; text: string; reads: Record<string, unknown> | null }> = JSON.parse(
+    golden("stored-token.lenient.json")
+  )
+  it.each(lenient.map((entry) => [entry.why, entry] as const))("reads leniently: %s", (_, entry) => {
+    const decoded = TokenCache.decodeJson(entry.text)
+    expect(decoded._tag === "Some" ? JSON.parse(TokenCache.encodeJson(decoded.value)) : null).toEqual(entry.reads)
+  })
 })

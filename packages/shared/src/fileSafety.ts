@@ -39,16 +39,39 @@ export interface Identity {
   readonly ns: string | undefined
 }
 
-export const self: Identity = { pid: process.pid, host: hostname(), ns: namespace() }
+/** Computed on first use, once: reading `/proc` and hashing at import would cost every app that never locks a file. */
+const once = <A>(make: () => A): (() => A) => {
+  let made: { readonly value: A } | undefined
+  return () => {
+    made ??= { value: make() }
+    return made.value
+  }
+}
+
+const hostOnce = once(hostname)
+const nsOnce = once(namespace)
+
+/** This process (`host` and `ns` read on first use; spreading it reads them). */
+export const self: Identity = {
+  pid: process.pid,
+  get host() {
+    return hostOnce()
+  },
+  get ns() {
+    return nsOnce()
+  }
+}
 
 /** A short tag of this host and namespace, for the names of temp files (a sweep can tell whose they are). */
-export const selfTag = createHash("sha256")
-  .update(self.ns ?? `unknown/${self.host}`)
-  .digest("hex")
-  .slice(0, 8)
+export const selfTag: () => string = once(() =>
+  createHash("sha256")
+    .update(self.ns ?? `unknown/${self.host}`)
+    .digest("hex")
+    .slice(0, 8)
+)
 
 /** A fresh name part: `<tag>-<pid>-<random>` (only `[0-9a-z-]`). */
-export const uniqueId = (): string => `${selfTag}-${process.pid.toString(36)}-${randomBytes(6).toString("hex")}`
+export const uniqueId = (): string => `${selfTag()}-${process.pid.toString(36)}-${randomBytes(6).toString("hex")}`
 
 /** `kill(pid, 0)`: ESRCH means gone; EPERM means alive (another user's). */
 const processGone = (pid: number): boolean => {
@@ -64,7 +87,7 @@ const processGone = (pid: number): boolean => {
 /** Whether a temp id was made by a process of this host and namespace that is gone. */
 export const tempWriterGone = (id: string): boolean => {
   const [tag, pid] = id.split("-")
-  if (tag !== selfTag || pid === undefined) return false
+  if (tag !== selfTag() || pid === undefined) return false
   const value = Number.parseInt(pid, 36)
   return Number.isSafeInteger(value) && value !== process.pid && processGone(value)
 }

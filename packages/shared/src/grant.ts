@@ -55,20 +55,32 @@ export const clientAuthentication = (
     : { headers: { authorization: basicAuthorization(clientId, clientSecret) }, body: {} }
 
 /**
- * The secret values a token request carries (the client secret and its Basic credential, the code, the PKCE
- * verifier, the refresh token): what must be masked wherever server-supplied text could echo them back.
+ * The secret values a grant's request carries as they are sent (the client secret, the code, the PKCE verifier, the
+ * refresh token), in that order.
  */
-export const requestSecrets = (grant: GrantForm, clientId: string, clientSecret: string | undefined): Array<string> => {
+export const grantSecrets = (grant: GrantForm, clientSecret: string | undefined): Array<string> => {
   const secrets: Array<string | undefined> = [clientSecret]
-  if (clientSecret !== undefined) {
-    const basic = basicAuthorization(clientId, clientSecret)
-    const encoded = basic.slice("Basic ".length)
-    secrets.push(basic, encoded, Buffer.from(encoded, "base64").toString("utf8"))
-  }
   if (grant.grant_type === "authorization_code") secrets.push(grant.code, grant.code_verifier)
   if (grant.grant_type === "refresh_token") secrets.push(grant.refresh_token)
   return secrets.filter((secret): secret is string => secret !== undefined && secret !== "")
 }
+
+/** A confidential client's Basic credential in the forms a server could echo: the header, its base64, `id:secret`. */
+export const credentialSecrets = (clientId: string, clientSecret: string | undefined): Array<string> => {
+  if (clientSecret === undefined) return []
+  const basic = basicAuthorization(clientId, clientSecret)
+  const encoded = basic.slice("Basic ".length)
+  return [basic, encoded, Buffer.from(encoded, "base64").toString("utf8")]
+}
+
+/**
+ * The secret values a token request carries ({@link grantSecrets} and {@link credentialSecrets}): what must be masked
+ * wherever server-supplied text could echo them back.
+ */
+export const requestSecrets = (grant: GrantForm, clientId: string, clientSecret: string | undefined): Array<string> => [
+  ...grantSecrets(grant, clientSecret),
+  ...credentialSecrets(clientId, clientSecret)
+]
 
 /** Scope as sent: a list joined with single spaces; a string with commas and whitespace runs as single spaces. */
 export const normalizeScope = (scope: string | ReadonlyArray<string> | undefined): string | undefined => {

@@ -16,8 +16,11 @@ export const verifierFromBytes = (bytes: Uint8Array): string => Buffer.from(byte
 /** A fresh verifier from the OS's cryptographic generator. */
 export const randomVerifier = (): string => verifierFromBytes(randomBytes(VERIFIER_BYTES))
 
-/** A random `state` for an authorization request: 128 bits, base64url. */
-export const randomState = (): string => randomBytes(16).toString("base64url")
+/** Bytes of randomness in a generated `state`: 256 bits (RFC 6749 §10.10 asks for at least 128). */
+export const STATE_BYTES = 32
+
+/** A random `state` for an authorization request (RFC 6749 §10.12): 256 bits, base64url (43 characters). */
+export const randomState = (): string => randomBytes(STATE_BYTES).toString("base64url")
 
 /** Whether a string is a well-formed verifier: 43 to 128 characters of `[A-Za-z0-9-._~]` (RFC 7636 §4.1). */
 export const isVerifier = (value: string): boolean => /^[A-Za-z0-9\-._~]{43,128}$/.test(value)

@@ -17,13 +17,19 @@ export const endOfSignIn = (
   token.signInEndsAt ??
   (token.signedInAt === undefined || lifetimeSeconds === undefined ? undefined : token.signedInAt + lifetimeSeconds)
 
-const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
+/** An instant (seconds since the epoch) as the words print it: ISO 8601 in UTC, to the second. */
+export const iso = (seconds: number): string => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
+
+/** How long until `end`, in whole days and never below zero: "in 3 days", "in 1 day", "in 0 days". */
+export const inDays = (end: number, nowSeconds: number): string => {
+  const days = Math.max(0, Math.floor((end - nowSeconds) / 86_400))
+  return `in ${days} day${days === 1 ? "" : "s"}`
+}
 
 /** The warning of a renewal within 7 days of the end, or undefined when the end is further or unknown. */
 export const nearEndWarning = (name: string, end: number | undefined, nowSeconds: number): string | undefined => {
   if (end === undefined || end - nowSeconds > WARN_BEFORE_END_SECONDS) return undefined
-  const days = Math.max(0, Math.floor((end - nowSeconds) / 86_400))
-  return `${name}: the sign-in ends on ${iso(end)} (in ${days} day${days === 1 ? "" : "s"}; the refresh token is not extended by refreshing): sign in again before then`
+  return `${name}: the sign-in ends on ${iso(end)} (${inDays(end, nowSeconds)}; the refresh token is not extended by refreshing): sign in again before then`
 }
 
 /**
@@ -46,3 +52,18 @@ export const rejectedMessage = (
     ? `the sign-in ended on ${iso(end)} (the refresh token expired; refreshing does not extend it, and the server refused it: ${reason}): sign in again`
     : `the refresh token was rejected (${reason}): sign in again`
 }
+
+/**
+ * A refusal that is final for the refresh token sent (DESIGN section 4): `invalid_grant`, or a 400 whose body names no
+ * error code at all (RFC 6749 §5.2 requires one; some servers answer an empty 400).
+ */
+export const isFinalRefusal = (refusal: {
+  readonly status?: number | undefined
+  readonly payload?: { readonly error: string } | undefined
+}): boolean => refusal.payload?.error === "invalid_grant" || (refusal.status === 400 && refusal.payload === undefined)
+
+/** The failure of a refresh token the entry already marks as refused (`refresh_rejected`): it is not sent again. */
+export const REJECTED_EARLIER = {
+  message: "the refresh token was rejected (invalid_grant): sign in again",
+  payload: { error: "invalid_grant", error_description: "the refresh token was rejected earlier and is not sent again" }
+} as const

@@ -30,7 +30,8 @@ import { visit } from "./loopback.js"
 import { forgetLogin, loginPath, readLogin, saveLogin, secureCacheDirectory } from "./login.js"
 import type { EmulatorFlags, LoginFlags, LogoutFlags, TokenFlags, WhoamiFlags } from "./commands.js"
 import { PROGRAM } from "./help.js"
-import { authUrlFromEnv, DEFAULT_AUTH_URL, publicClientFromEnv, resolveTarget } from "./target.js"
+import { inDays, isFinalRefusal, iso } from "./shared/signInEnd.js"
+import { DEFAULT_AUTH_URL, publicClientFromEnv, resolveTarget } from "./target.js"
 import { oneLine } from "./terminal.js"
 
 const http = NodeHttpClient.layerUndici
@@ -43,9 +44,7 @@ export { demo }
 export const token = (flags: TokenFlags) =>
   Effect.gen(function* () {
     const target = yield* resolveTarget(flags)
-    yield* Effect.logDebug(
-      `token: client credentials for ${target.clientId} at ${target.authUrl ?? (yield* authUrlFromEnv)}`
-    )
+    yield* Effect.logDebug(`token: client credentials for ${target.clientId} at ${target.authUrl}`)
     // one protocol step, nothing kept: the command prints the token and ends
     const oauth = yield* OAuthClient.make({
       clientId: target.clientId,
@@ -155,7 +154,6 @@ export const whoami = (flags: WhoamiFlags) =>
     }
     yield* secureCacheDirectory(path)
     const tokenCache = yield* TokenCache.file(path)
-    const authUrl = target.authUrl ?? (yield* authUrlFromEnv)
     const layer = ServiceClient.layer({ apiUrl: target.apiUrl }).pipe(
       Layer.provideMerge(
         AuthorizationCode.layer({
@@ -164,7 +162,7 @@ export const whoami = (flags: WhoamiFlags) =>
           publicClient: target.publicClient,
           authUrl: target.authUrl,
           tokenCache,
-          refreshTokenLifetime: refreshTokenLifetimeOf(authUrl)
+          refreshTokenLifetime: refreshTokenLifetimeOf(target.authUrl)
         })
       ),
       Layer.provide(http)
@@ -192,9 +190,7 @@ export const whoami = (flags: WhoamiFlags) =>
       ),
       // a refresh token refused for good (the sign-in ended, or it was revoked): name the command at once
       Effect.catchIf(
-        (error): error is AuthenticationError =>
-          error._tag === "AuthenticationError" &&
-          (error.payload?.error === "invalid_grant" || (error.status === 400 && error.payload === undefined)),
+        (error): error is AuthenticationError => error._tag === "AuthenticationError" && isFinalRefusal(error),
         (error) =>
           new AuthenticationError({
             message: `${error.message}: run \`${PROGRAM} login\``,
@@ -207,10 +203,10 @@ export const whoami = (flags: WhoamiFlags) =>
     // server-supplied text: one line, no control characters
     yield* Console.log(oneLine(`Logged in as ${describeUser(me)}`))
     if (Option.isSome(endsAt)) {
-      const days = Math.floor((endsAt.value.getTime() - (yield* Clock.currentTimeMillis)) / 86_400_000)
-      yield* Console.log(
-        `sign-in ends ${endsAt.value.toISOString().replace(/\.\d{3}Z$/, "Z")} (in ${days} day${days === 1 ? "" : "s"}; then run \`${PROGRAM} login\` again)`
-      )
+      // the words of the SDK's own warning (shared/signInEnd.ts)
+      const end = endsAt.value.getTime() / 1000
+      const now = (yield* Clock.currentTimeMillis) / 1000
+      yield* Console.log(`sign-in ends ${iso(end)} (${inDays(end, now)}; then run \`${PROGRAM} login\` again)`)
     }
   }).pipe(Effect.scoped)
 

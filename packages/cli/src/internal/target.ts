@@ -1,6 +1,7 @@
 /**
- * Which Service a command talks to: the real one (flags, then the environment variables of the SDK), or an
- * embedded emulator (`--emulator`), started on a free loopback port for the command's lifetime.
+ * Which Service a command talks to: the real one (flags, then the SDK's environment variables, read by the SDK's one
+ * option/environment fallback, `OAuthClient.resolveClient`), or an embedded emulator (`--emulator`), started on a
+ * free loopback port for the command's lifetime.
  */
 import { Emulator, type EmulatorError, type EmulatorOptions } from "@service-sdk/emulator"
 import * as Config from "effect/Config"
@@ -8,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import { ConfigurationError } from "service-sdk"
+import { ConfigurationError, OAuthClient } from "service-sdk"
 
 /** `SERVICE_SDK_PUBLIC_CLIENT`: 1, true or yes turn it on. */
 export const publicClientFromEnv: Effect.Effect<boolean> = Config.option(
@@ -20,17 +21,6 @@ export const publicClientFromEnv: Effect.Effect<boolean> = Config.option(
 
 /** The Service's accounts service (the SDK's default `authUrl`). */
 export const DEFAULT_AUTH_URL = "https://accounts.service.example"
-
-/** The accounts service the SDK would use: `SERVICE_SDK_AUTH_URL`, else the Service's. */
-export const authUrlFromEnv: Effect.Effect<string> = Config.option(Config.string("SERVICE_SDK_AUTH_URL")).pipe(
-  Effect.map((value) =>
-    Option.getOrElse(
-      Option.filter(value, (text) => text.trim() !== ""),
-      () => DEFAULT_AUTH_URL
-    )
-  ),
-  Effect.orElseSucceed(() => DEFAULT_AUTH_URL)
-)
 
 /**
  * How a command signs in, when it has a say: as a public client, and the client id remembered from the login (it
@@ -49,9 +39,10 @@ export interface TargetFlags {
   readonly emulator: boolean
 }
 
-/** Resolved connection settings; `undefined` lets the SDK read its environment variable. */
+/** Resolved connection settings; an `apiUrl` of `undefined` lets the SDK read its environment variable. */
 export interface Target {
-  readonly authUrl: string | undefined
+  /** The accounts service: `--auth-url`, `SERVICE_SDK_AUTH_URL` or the Service's, as the SDK resolves it. */
+  readonly authUrl: string
   readonly apiUrl: string | undefined
   readonly clientId: string
   /** None for a public client. */
@@ -60,12 +51,6 @@ export interface Target {
   /** The embedded emulator, with `--emulator`. */
   readonly emulator: Emulator.Service | undefined
 }
-
-const fromEnv = (name: string) =>
-  Config.option(Config.string(name)).pipe(
-    Effect.map(Option.filter((value) => value.trim() !== "")),
-    Effect.orElseSucceed(() => Option.none<string>())
-  )
 
 /** The connection settings of a command, starting an embedded emulator (scoped) with `--emulator`. */
 export const resolveTarget = (
@@ -95,14 +80,16 @@ export const resolveTarget = (
         emulator
       }
     }
-    const clientId = Option.orElse(flags.clientId, () => Option.none<string>())
-    const envId = yield* fromEnv("SERVICE_SDK_CLIENT_ID")
-    const id = Option.orElse(
-      Option.orElse(clientId, () => Option.fromNullable(kind.savedClientId)),
-      () => envId
-    )
+    // the SDK's own fallback: the flag (or the saved login's client: it wins over SERVICE_SDK_CLIENT_ID, the saved
+    // tokens belong to it), else the environment; a public client's secret is never read
+    const resolved = yield* OAuthClient.resolveClient({
+      clientId: Option.getOrUndefined(Option.orElse(flags.clientId, () => Option.fromNullable(kind.savedClientId))),
+      clientSecret: Option.getOrUndefined(flags.clientSecret),
+      publicClient,
+      authUrl: Option.getOrUndefined(flags.authUrl)
+    })
+    const id = resolved.clientId
     if (publicClient) {
-      // a public client never reads SERVICE_SDK_CLIENT_SECRET
       if (Option.isNone(id)) {
         return yield* new ConfigurationError({
           message:
@@ -110,7 +97,7 @@ export const resolveTarget = (
         })
       }
       return {
-        authUrl: Option.getOrUndefined(flags.authUrl),
+        authUrl: resolved.authUrl,
         apiUrl: Option.getOrUndefined(flags.apiUrl),
         clientId: id.value,
         clientSecret: undefined,
@@ -118,8 +105,7 @@ export const resolveTarget = (
         emulator: undefined
       }
     }
-    const envSecret = yield* fromEnv("SERVICE_SDK_CLIENT_SECRET")
-    const secret = Option.orElse(flags.clientSecret, () => Option.map(envSecret, Redacted.make))
+    const secret = resolved.clientSecret
     if (Option.isNone(id) || Option.isNone(secret)) {
       const missing = [
         ...(Option.isNone(id) ? ["--client-id / SERVICE_SDK_CLIENT_ID"] : []),
@@ -130,7 +116,7 @@ export const resolveTarget = (
       })
     }
     return {
-      authUrl: Option.getOrUndefined(flags.authUrl),
+      authUrl: resolved.authUrl,
       apiUrl: Option.getOrUndefined(flags.apiUrl),
       clientId: id.value,
       clientSecret: secret.value,

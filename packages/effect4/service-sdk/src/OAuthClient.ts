@@ -8,9 +8,18 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as HttpClient from "effect/http/HttpClient"
-import { type ProtocolOptions, resolveProtocol } from "./internal/config.js"
+import {
+  lookupCredentials,
+  optionalBoolean,
+  optionalSecret,
+  optionalString,
+  type ProtocolOptions,
+  resolveProtocol,
+  resolveUrl
+} from "./internal/config.js"
 import * as Protocol from "./internal/oauthClient.js"
 import * as TokenEndpoint from "./internal/tokenEndpoint.js"
 import type { AuthenticationError, ConfigurationError, TransportError } from "./ServiceError.js"
@@ -140,6 +149,10 @@ export class OAuthClient extends Context.Service<OAuthClient, Service>()("servic
   static layer(options?: Options) {
     return layer(options)
   }
+  /** {@link resolveClient} */
+  static resolveClient(options?: Pick<Options, "clientId" | "clientSecret" | "publicClient" | "authUrl">) {
+    return resolveClient(options)
+  }
   /** {@link parseResponseUrl} */
   static parseResponseUrl(
     url: string,
@@ -161,7 +174,42 @@ export declare namespace OAuthClient {
   export type BeginAuthorizationOptions = import("./OAuthClient.js").BeginAuthorizationOptions
   export type PendingAuthorization = import("./OAuthClient.js").PendingAuthorization
   export type PendingInput = import("./OAuthClient.js").PendingInput
+  export type ResolvedClient = import("./OAuthClient.js").ResolvedClient
 }
+
+/**
+ * The client and authorization server {@link make} would use for `options`, nothing required yet.
+ *
+ * @since 2.0.0
+ */
+export interface ResolvedClient {
+  /** The `clientId` option, else `SERVICE_SDK_CLIENT_ID`; none when neither. */
+  readonly clientId: Option.Option<string>
+  /** The `clientSecret` option, else `SERVICE_SDK_CLIENT_SECRET`; always none for a public client. */
+  readonly clientSecret: Option.Option<Redacted.Redacted<string>>
+  /** The `authUrl` option, else `SERVICE_SDK_AUTH_URL`, else the Service's; checked, without a trailing slash. */
+  readonly authUrl: string
+}
+
+/**
+ * Which client and authorization server {@link make} would use: each explicit option, else its environment variable
+ * (through Effect `Config`; empty strings count as absent), else the default `authUrl`. A public client's secret is
+ * neither read nor returned. Missing credentials are `Option.none()` here, for a tool that words its own message; a
+ * bad option is the ConfigurationError {@link make} would fail with.
+ *
+ * @since 2.0.0
+ */
+export const resolveClient = (
+  options: Pick<Options, "clientId" | "clientSecret" | "publicClient" | "authUrl"> = {}
+): Effect.Effect<ResolvedClient, ConfigurationError> =>
+  Effect.gen(function* () {
+    const clientId = yield* optionalString(options.clientId, "clientId")
+    const clientSecret = yield* optionalSecret(options.clientSecret, "clientSecret")
+    const publicClient = yield* optionalBoolean(options.publicClient, "publicClient")
+    const authUrl = yield* optionalString(options.authUrl, "authUrl")
+    const credentials = yield* lookupCredentials({ clientId, clientSecret, publicClient })
+    return { ...credentials, authUrl: yield* resolveUrl(authUrl, "authUrl") }
+  })
 
 /**
  * The protocol steps of one client, over the `HttpClient` in context.

@@ -6,6 +6,7 @@
  */
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
+import { nameClasses } from "./internal/shared/classNames.js"
 
 /**
  * The decoded body of an OAuth error response (RFC 6749 §5.2), or a description of a malformed response.
@@ -117,21 +118,12 @@ export class TokenCacheError extends ServiceError {
   }
 }
 
-for (const ErrorClass of [
-  AuthenticationError,
-  ConfigurationError,
-  TransportError,
-  ApiError,
-  RateLimitError,
-  TokenCacheError
-]) {
-  Object.defineProperty(ErrorClass.prototype, "name", {
-    value: ErrorClass.name,
-    enumerable: false,
-    configurable: true,
-    writable: true
-  })
-}
+// Named after the keys, not `ErrorClass.name`: a minifier renames classes, and `error.name`, `error.constructor.name`
+// and the stack's first line must still say which error it is
+nameClasses(
+  { ServiceError },
+  { AuthenticationError, ConfigurationError, TransportError, ApiError, RateLimitError, TokenCacheError }
+)
 
 /**
  * Whether a value is one of the SDK's errors (any `ServiceError` subclass), for plain code and `Effect.catchIf`.

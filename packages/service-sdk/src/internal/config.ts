@@ -11,6 +11,8 @@ import { ConfigurationError } from "../ServiceError.js"
 import type { Options as OAuthClientOptions } from "../OAuthClient.js"
 import { redirectUriProblem } from "./redirectUriRules.js"
 import { maskUrlCredentials } from "./redact.js"
+import { normalizeScope } from "./shared/grant.js"
+import { describeValue, negativeOrNaN } from "./shared/optionValues.js"
 
 export const DEFAULT_AUTH_URL = "https://accounts.service.example"
 export const DEFAULT_API_URL = "https://api.service.example/v1"
@@ -54,29 +56,59 @@ export const secretValue = (value: string | Redacted.Redacted<string> | undefine
   value === undefined ? undefined : Redacted.isRedacted(value) ? Redacted.value(value) : value
 
 /**
- * The client id and secret, from options or the environment. A public client (RFC 6749 §2.1) has no secret: it is
- * neither required nor read from the environment, and one passed anyway is never sent (a warning says so).
+ * The client id and secret, from options or the environment, nothing required yet (missing is none). A public client
+ * (RFC 6749 §2.1) has no secret: it is neither read from the environment nor returned.
+ */
+export const lookupCredentials = (options: {
+  readonly clientId?: string | undefined
+  readonly clientSecret?: string | Redacted.Redacted<string> | undefined
+  readonly publicClient?: boolean | undefined
+}): Effect.Effect<{
+  readonly clientId: Option.Option<string>
+  readonly clientSecret: Option.Option<Redacted.Redacted<string>>
+}> =>
+  Effect.all({
+    clientId: optionOrEnv(options.clientId, ENV.clientId),
+    clientSecret:
+      options.publicClient === true
+        ? Effect.succeed(Option.none<Redacted.Redacted<string>>())
+        : Effect.map(optionOrEnv(secretValue(options.clientSecret), ENV.clientSecret), Option.map(Redacted.make))
+  })
+
+interface Credentials {
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string> | undefined
+}
+
+/**
+ * The client id and secret, from options or the environment ({@link lookupCredentials}), required. A public client
+ * has no secret, and one passed anyway is never sent (a warning says so).
  */
 export const resolveCredentials = (options: {
   readonly clientId?: string | undefined
   readonly clientSecret?: string | Redacted.Redacted<string> | undefined
   readonly publicClient?: boolean | undefined
-}): Effect.Effect<
-  { readonly clientId: string; readonly clientSecret: Redacted.Redacted<string> | undefined },
-  ConfigurationError
-> =>
-  options.publicClient === true
-    ? Effect.zipLeft(
-        Effect.map(requiredOption(options.clientId, "clientId"), (clientId) => ({ clientId, clientSecret: undefined })),
-        Effect.when(
-          Effect.logWarning("publicClient: true: the clientSecret option is ignored (a public client sends no secret)"),
-          () => (secretValue(options.clientSecret) ?? "").trim() !== ""
+}): Effect.Effect<Credentials, ConfigurationError> =>
+  Effect.flatMap(
+    lookupCredentials(options),
+    ({ clientId, clientSecret }): Effect.Effect<Credentials, ConfigurationError> => {
+      if (Option.isNone(clientId)) return Effect.fail(missing("clientId", ENV.clientId))
+      if (options.publicClient === true) {
+        return Effect.as(
+          Effect.when(
+            Effect.logWarning(
+              "publicClient: true: the clientSecret option is ignored (a public client sends no secret)"
+            ),
+            () => (secretValue(options.clientSecret) ?? "").trim() !== ""
+          ),
+          { clientId: clientId.value, clientSecret: undefined }
         )
-      )
-    : Effect.all({
-        clientId: requiredOption(options.clientId, "clientId"),
-        clientSecret: Effect.map(requiredOption(secretValue(options.clientSecret), "clientSecret"), Redacted.make)
-      })
+      }
+      return Option.isNone(clientSecret)
+        ? Effect.fail(missing("clientSecret", ENV.clientSecret))
+        : Effect.succeed({ clientId: clientId.value, clientSecret: clientSecret.value })
+    }
+  )
 
 /** A base URL (http or https, no query or fragment), without its trailing slash. */
 export const parseBaseUrl = (value: string, option: string): Effect.Effect<string, ConfigurationError> => {
@@ -109,33 +141,9 @@ export const resolveUrl = (value: string | undefined, option: "authUrl" | "apiUr
   )
 
 /** Scope: a list is joined with single spaces; commas and whitespace runs in a string become single spaces. */
-export const normalizeScope = (scope: string | ReadonlyArray<string> | undefined): string | undefined => {
-  if (scope === undefined) return undefined
-  const parts = (typeof scope === "string" ? [scope] : scope).flatMap((part) => part.split(/[\s,]+/))
-  const joined = parts.filter((part) => part !== "").join(" ")
-  return joined === "" ? undefined : joined
-}
+export { normalizeScope }
 
 const invalid = (message: string) => new ConfigurationError({ message })
-
-/** What a plain-JS caller passed, for a message: the type and, for numbers, the value (never a string's content). */
-const describeValue = (value: unknown): string =>
-  typeof value === "number" || typeof value === "bigint" || typeof value === "boolean"
-    ? String(value)
-    : value === null
-      ? "null"
-      : Array.isArray(value)
-        ? "an array"
-        : typeof value
-
-/** Whether a duration input is below zero or NaN (Effect's `Duration.decode` would quietly clamp it to zero). */
-const negativeOrNaN = (value: unknown): boolean => {
-  if (typeof value === "number") return !(value >= 0)
-  if (typeof value === "bigint") return value < 0n
-  if (typeof value === "string") return /^\s*-|nan/i.test(value)
-  if (Array.isArray(value)) return value.some((part) => typeof part !== "number" || !(part >= 0))
-  return false
-}
 
 /**
  * The one rule for duration options, everywhere (providers, clients, the file and Redis caches): negative, NaN (the

@@ -67,14 +67,7 @@ export const make = (oauth: Pick<OAuthClient.Service, "refresh">, options: Optio
   ): Effect.Effect<TokenInfo, AuthenticationError | TransportError | RefreshRejected> => {
     const { rejected, token: refreshToken } = chooseRefreshToken(current)
     if (refreshToken === undefined) {
-      return Effect.fail(
-        rejected
-          ? authFailure("the refresh token was rejected (invalid_grant): sign in again", {
-              error: "invalid_grant",
-              error_description: "the refresh token was rejected earlier and is not sent again"
-            })
-          : noToken(options.noTokenMessage)
-      )
+      return Effect.fail(rejected ? SignIn.rejectedEarlier() : noToken(options.noTokenMessage))
     }
     const previous = Option.getOrUndefined(current)
     // the protocol keeps the refresh token sent when the response has none; the scope and the sign-in carry over

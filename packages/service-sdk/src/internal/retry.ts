@@ -1,6 +1,7 @@
 /**
- * The one retry policy, shared by token-endpoint calls and data-API calls: up to `maxRetries` retries with
- * exponential backoff (0.5 s × 2^attempt, capped at 8 s, jittered to 50–100 %), or the server's `Retry-After`.
+ * The one retry policy, shared by token-endpoint calls and data-API calls: up to `maxRetries` retries with the
+ * backoff of `shared/backoff.ts` (0.5 s × 2^attempt, capped at 8 s, jittered to 50–100 % with the Effect `Random`),
+ * or the server's `Retry-After` (read by `shared/backoff.ts` against the Effect `Clock`).
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -8,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
+import { backoffMillis, JITTER, parseRetryAfterMillis } from "./shared/backoff.js"
 
 /** A failure worth another attempt; `retryAfter` is the server's `Retry-After`, when it sent one. */
 export class Retryable<E> {
@@ -21,14 +23,14 @@ export class Retryable<E> {
 const isRetryable = (u: unknown): u is Retryable<unknown> => u instanceof Retryable
 
 /** The un-jittered delay before retry number `attempt + 1`. */
-export const backoff = (attempt: number): Duration.Duration => Duration.millis(Math.min(500 * 2 ** attempt, 8_000))
+export const backoff = (attempt: number): Duration.Duration => Duration.millis(backoffMillis(attempt))
 
 const retrySchedule = (maxRetries: number) =>
   Schedule.intersect(Schedule.identity<unknown>(), Schedule.recurs(maxRetries)).pipe(
     Schedule.modifyDelayEffect(([failure, attempt]) =>
       isRetryable(failure) && Option.isSome(failure.retryAfter)
         ? Effect.succeed(failure.retryAfter.value)
-        : Effect.map(Random.nextRange(0.5, 1), (factor) => Duration.times(backoff(attempt), factor))
+        : Effect.map(Random.nextRange(JITTER.min, JITTER.max), (factor) => Duration.times(backoff(attempt), factor))
     )
   )
 
@@ -44,12 +46,10 @@ export const withRetries = <A, E, E2, R>(
     Effect.mapError((failure) => (isRetryable(failure) ? (failure.error as E2) : (failure as E)))
   )
 
-/** `Retry-After` as delta-seconds or an HTTP date (RFC 9110 §10.2.3); anything else is none. */
-export const parseRetryAfter = (header: string | undefined): Effect.Effect<Option.Option<Duration.Duration>> => {
-  if (header === undefined) return Effect.succeed(Option.none())
-  const value = header.trim()
-  if (/^\d+$/.test(value)) return Effect.succeed(Option.some(Duration.seconds(Number(value))))
-  const date = Date.parse(value)
-  if (Number.isNaN(date) || !/[a-z]/i.test(value)) return Effect.succeed(Option.none())
-  return Effect.map(Clock.currentTimeMillis, (now) => Option.some(Duration.millis(Math.max(0, date - now))))
-}
+/** `Retry-After` as delta-seconds or an HTTP date (RFC 9110 §10.2.3), against the Effect `Clock`; else none. */
+export const parseRetryAfter = (header: string | undefined): Effect.Effect<Option.Option<Duration.Duration>> =>
+  header === undefined
+    ? Effect.succeed(Option.none())
+    : Effect.map(Clock.currentTimeMillis, (now) =>
+        Option.map(Option.fromNullable(parseRetryAfterMillis(header, now)), Duration.millis)
+      )

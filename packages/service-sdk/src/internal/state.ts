@@ -3,10 +3,10 @@
  * the request, against cross-site request forgery.
  */
 import * as Effect from "effect/Effect"
-import { randomBytes } from "node:crypto"
+import { randomState } from "./shared/pkce.js"
 
-/** Bytes of randomness in a generated state: 256 bits (RFC 6749 §10.10 asks for at least 128). */
-export const STATE_BYTES = 32
+/** Bytes of randomness in a generated state (`shared/pkce.ts`, one rule for both lines). */
+export { STATE_BYTES } from "./shared/pkce.js"
 
 /** A fresh random state from the OS's cryptographic generator, base64url (43 characters, no padding). */
-export const generateState: Effect.Effect<string> = Effect.sync(() => randomBytes(STATE_BYTES).toString("base64url"))
+export const generateState: Effect.Effect<string> = Effect.sync(randomState)

@@ -1,6 +1,7 @@
 /**
- * The token-endpoint exchange (RFC 6749 §3.2), shared by every grant: client authentication, the form body, one
- * timed attempt, the retry policy, and the Schema decoding of the answer into a {@link TokenInfo}.
+ * The token-endpoint exchange (RFC 6749 §3.2), shared by every grant: client authentication and the form body
+ * (`shared/grant.ts`, one implementation for both lines), one timed attempt, the retry policy, and the Schema decoding
+ * of the answer into a {@link TokenInfo}.
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -14,9 +15,12 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { AuthenticationError, type ErrorPayload, TransportError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
-import { cleanUntrustedText, describeCause, isVisibleAscii, maskSecrets, safeCause } from "./redact.js"
+import { describeCause, safeCause } from "./redact.js"
 import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
 import { withSafeSpans } from "./safeSpans.js"
+import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "./shared/backoff.js"
+import * as Form from "./shared/grant.js"
+import * as Answer from "./shared/tokenResponse.js"
 
 export type Grant =
   | { readonly grant_type: "client_credentials"; readonly scope?: string | undefined }
@@ -45,61 +49,38 @@ export interface TokenEndpointConfig {
 /** A token endpoint bound to its configuration: one call per grant, retried by the shared policy. */
 export type TokenEndpoint = (grant: Grant) => Effect.Effect<TokenInfo, AuthenticationError | TransportError>
 
-/** The longest `Retry-After` a token call waits for; longer answers fail at once with TransportError. */
-const MAX_TOKEN_RETRY_AFTER = Duration.seconds(60)
-
-/** RFC 6749 §2.3.1: client id and secret are form-encoded before they are joined and base64-encoded. */
-export const clientAuthorization = (clientId: string, clientSecret: Redacted.Redacted<string>): string => {
-  const formEncode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2)
-  const credentials = `${formEncode(clientId)}:${formEncode(Redacted.value(clientSecret))}`
-  return `Basic ${Buffer.from(credentials, "utf8").toString("base64")}`
-}
-
-/** The form parameters of a grant (RFC 6749 §4.1.3, §4.4.2, §6); no parameter is sent empty. */
-export const grantParameters = (grant: Grant): Record<string, string> => {
-  const params: Record<string, string> = { grant_type: grant.grant_type }
+/** The grant as sent: its `Redacted` values unwrapped, at the edge, right before the request is built. */
+const formOf = (grant: Grant): Form.GrantForm => {
   switch (grant.grant_type) {
     case "client_credentials":
-      if (grant.scope) params.scope = grant.scope
-      break
+      return grant
     case "authorization_code":
-      params.code = Redacted.value(grant.code)
-      params.redirect_uri = grant.redirect_uri
-      if (grant.code_verifier !== undefined) params.code_verifier = Redacted.value(grant.code_verifier)
-      break
+      return {
+        grant_type: "authorization_code",
+        code: Redacted.value(grant.code),
+        redirect_uri: grant.redirect_uri,
+        code_verifier: grant.code_verifier === undefined ? undefined : Redacted.value(grant.code_verifier)
+      }
     case "refresh_token":
-      params.refresh_token = Redacted.value(grant.refresh_token)
-      if (grant.scope) params.scope = grant.scope
-      break
+      return { grant_type: "refresh_token", refresh_token: Redacted.value(grant.refresh_token), scope: grant.scope }
   }
-  return params
 }
 
-/**
- * How the client authenticates (RFC 6749 §2.3.1, §3.2.1): a confidential client with HTTP Basic; a public client
- * identifies itself with `client_id` in the form body and sends no Authorization header.
- */
-export const clientAuthentication = (
-  clientId: string,
-  clientSecret: Redacted.Redacted<string> | undefined
-): { readonly headers: Record<string, string>; readonly body: Record<string, string> } =>
-  clientSecret === undefined
-    ? { headers: {}, body: { client_id: clientId } }
-    : { headers: { authorization: clientAuthorization(clientId, clientSecret) }, body: {} }
+const secretOf = (secret: Redacted.Redacted<string> | undefined) =>
+  secret === undefined ? undefined : Redacted.value(secret)
+
+/** RFC 6749 §2.3.1: the `Authorization: Basic` value of a confidential client (`shared/grant.ts`). */
+export const clientAuthorization = (clientId: string, clientSecret: Redacted.Redacted<string>): string =>
+  Form.basicAuthorization(clientId, Redacted.value(clientSecret))
 
 /**
- * The secret values a token request carries (the client secret, the code, the PKCE verifier, the refresh token):
- * what must be masked wherever server-supplied text could echo them back.
+ * The secret values a grant's request carries (the client secret, the code, the PKCE verifier, the refresh token):
+ * what must be masked wherever server-supplied text could echo them back (`shared/grant.ts`).
  */
 export const requestSecrets = (
   grant: Grant,
   clientSecret: Redacted.Redacted<string> | undefined
-): ReadonlyArray<string> => {
-  const secrets: Array<Redacted.Redacted<string> | undefined> = [clientSecret]
-  if (grant.grant_type === "authorization_code") secrets.push(grant.code, grant.code_verifier)
-  if (grant.grant_type === "refresh_token") secrets.push(grant.refresh_token)
-  return secrets.flatMap((secret) => (secret === undefined ? [] : [Redacted.value(secret)]))
-}
+): ReadonlyArray<string> => Form.grantSecrets(formOf(grant), secretOf(clientSecret))
 
 /**
  * RFC 6749 §5.1, with `expires_in` required: a token without a lifetime cannot be renewed on time. Built and
@@ -121,31 +102,6 @@ const tokenResponseDecoder = () =>
   )
 let decodeTokenResponse: ReturnType<typeof tokenResponseDecoder> | undefined
 
-/** RFC 6749 §5.2; only the standard string fields are kept. */
-const oauthErrorPayload = (body: unknown): ErrorPayload | undefined => {
-  if (typeof body !== "object" || body === null || !("error" in body) || typeof body.error !== "string") {
-    return undefined
-  }
-  // server-supplied text: no control characters, capped (it reaches messages, logs and terminals)
-  const text = (key: string) => {
-    const value = (body as Record<string, unknown>)[key]
-    return typeof value === "string" ? cleanUntrustedText(value) : undefined
-  }
-  return {
-    error: cleanUntrustedText(body.error, 64),
-    ...(text("error_description") !== undefined ? { error_description: text("error_description") } : {}),
-    ...(text("error_uri") !== undefined ? { error_uri: text("error_uri") } : {})
-  }
-}
-
-const parseJson = (text: string): Option.Option<unknown> => {
-  try {
-    return Option.some(JSON.parse(text))
-  } catch {
-    return Option.none()
-  }
-}
-
 /** Which fields of a token response are wrong, without echoing any value (one of them may be the token). */
 const describeIssues = (error: ParseResult.ParseError): string => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
@@ -155,31 +111,13 @@ const describeIssues = (error: ParseResult.ParseError): string => {
 
 const malformed = (status: number, description: string) =>
   new AuthenticationError({
-    message: `malformed token response (${status}): ${description}`,
+    message: Answer.malformedMessage(status, description),
     status,
-    payload: { error: "invalid_token_response", error_description: description }
+    payload: { error: Answer.MALFORMED_ERROR, error_description: description }
   })
 
 const rejected = (status: number, payload: ErrorPayload | undefined) =>
-  new AuthenticationError({
-    message:
-      payload === undefined
-        ? `token endpoint rejected the request (${status})`
-        : `token endpoint rejected the request (${status} ${payload.error}${payload.error_description ? `: ${payload.error_description}` : ""})`,
-    status,
-    payload
-  })
-
-/** The payload with every known secret of the request masked in its text (a server may echo the request). */
-const maskPayload = (payload: ErrorPayload | undefined, secrets: ReadonlyArray<string>): ErrorPayload | undefined =>
-  payload === undefined
-    ? undefined
-    : (Object.fromEntries(
-        Object.entries(payload).map(([key, value]) => [
-          key,
-          typeof value === "string" ? maskSecrets(value, secrets) : value
-        ])
-      ) as unknown as ErrorPayload)
+  new AuthenticationError({ message: Answer.rejectedMessage(status, payload), status, payload })
 
 /** Turns one token-endpoint answer into a token, a final error, or a {@link Retryable} one. */
 const interpret = (
@@ -190,25 +128,16 @@ const interpret = (
 ): Effect.Effect<TokenInfo, AuthenticationError | TransportError | Retryable<TransportError>> =>
   Effect.gen(function* () {
     const status = response.status
-    const body = parseJson(text)
+    const body = Answer.parseJsonBody(text)
     if (status >= 200 && status < 300) {
-      if (Option.isNone(body)) return yield* malformed(status, "the body is not JSON")
+      if (!body.ok) return yield* malformed(status, "the body is not JSON")
       decodeTokenResponse ??= tokenResponseDecoder()
       const decoded = decodeTokenResponse(body.value)
       if (decoded._tag === "Left") return yield* malformed(status, describeIssues(decoded.left))
       const token = decoded.right
-      if (token.token_type != null && token.token_type.toLowerCase() !== "bearer") {
-        // Not echoed: a field of an untrusted response may hold a token.
-        return yield* malformed(status, "unsupported token_type (expected Bearer)")
-      }
-      // RFC 6750 §2.1: a bearer token is visible ASCII; anything else (ESC, CR/LF, non-ASCII) would reach a header,
-      // a cache file or a terminal as is. Not echoed, and final: the server answered, just not with a usable token.
-      if (!isVisibleAscii(token.access_token)) {
-        return yield* malformed(status, "access_token is not visible ASCII (RFC 6750 §2.1)")
-      }
-      if (token.refresh_token != null && token.refresh_token !== "" && !isVisibleAscii(token.refresh_token)) {
-        return yield* malformed(status, "refresh_token is not visible ASCII (RFC 6750 §2.1)")
-      }
+      // Bearer and visible ASCII (RFC 6750 §2.1); final: the server answered, just not with a usable token
+      const unusable = Answer.unusableToken(token)
+      if (unusable !== undefined) return yield* malformed(status, unusable)
       const now = yield* Clock.currentTimeMillis
       const scope = token.scope ?? requestedScope
       return new TokenInfo({
@@ -222,7 +151,7 @@ const interpret = (
     if (status === 429 || status >= 500) {
       const retryAfter =
         status === 429 || status === 503 ? yield* parseRetryAfter(response.headers["retry-after"]) : Option.none()
-      const waitTooLong = Option.exists(retryAfter, (wait) => Duration.greaterThan(wait, MAX_TOKEN_RETRY_AFTER))
+      const waitTooLong = Option.exists(retryAfter, (wait) => Duration.toMillis(wait) > MAX_TOKEN_RETRY_AFTER_MILLIS)
       const error = new TransportError({
         message: waitTooLong
           ? `token endpoint answered ${status} and asked to retry after ${Duration.format(Option.getOrThrow(retryAfter))}`
@@ -231,23 +160,23 @@ const interpret = (
       })
       return yield* waitTooLong ? Effect.fail(error) : Effect.fail(new Retryable(error, retryAfter))
     }
-    return yield* rejected(status, maskPayload(Option.getOrUndefined(Option.map(body, oauthErrorPayload)), secrets))
+    return yield* rejected(status, body.ok ? Answer.oauthErrorPayload(body.value, secrets) : undefined)
   })
 
 /** Binds the exchange to a configuration and an `HttpClient`. */
 export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpClient): TokenEndpoint => {
   const url = `${config.authUrl}/api/token`
-  const authentication = clientAuthentication(config.clientId, config.clientSecret)
+  const clientSecret = secretOf(config.clientSecret)
+  const authentication = Form.clientAuthentication(config.clientId, clientSecret)
   const client = withSafeSpans(httpClient)
-  // The Basic credential (its base64 and the decoded `id:secret`) on top of each value the request carries.
-  const basic = authentication.headers.authorization?.slice("Basic ".length)
-  const credentialSecrets =
-    basic === undefined ? [] : [basic, Buffer.from(basic, "base64").toString("utf8"), `Basic ${basic}`]
+  // The Basic credential (the header, its base64 and the decoded `id:secret`) on top of each value the request carries.
+  const credentialSecrets = Form.credentialSecrets(config.clientId, clientSecret)
   return (grant) => {
-    const secrets = [...credentialSecrets, ...requestSecrets(grant, config.clientSecret)]
+    const form = formOf(grant)
+    const secrets = [...credentialSecrets, ...Form.grantSecrets(form, clientSecret)]
     const request = HttpClientRequest.post(url).pipe(
       HttpClientRequest.setHeaders({ ...authentication.headers, accept: "application/json" }),
-      HttpClientRequest.bodyUrlParams({ ...grantParameters(grant), ...authentication.body })
+      HttpClientRequest.bodyUrlParams({ ...Form.grantParameters(form), ...authentication.body })
     )
     const requestedScope = grant.grant_type === "authorization_code" ? undefined : grant.scope
     const attempt = client.execute(request).pipe(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Redacted } from "effect"
-import { AuthorizationCode, ClientCredentials, ConfigurationError, TokenProvider } from "service-sdk"
+import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
+import { AuthorizationCode, ClientCredentials, ConfigurationError, OAuthClient, TokenProvider } from "service-sdk"
 import { MockHttpClient } from "service-sdk/testing"
 import { normalizeScope } from "../../src/internal/config.js"
 import { numberedTokens, requests } from "../fixtures.js"
@@ -173,4 +173,46 @@ describe("normalizeScope", () => {
     expect(normalizeScope([])).toBeUndefined()
     expect(normalizeScope(["", " "])).toBeUndefined()
   })
+})
+
+describe("OAuthClient.resolveClient: the one option/environment fallback, for tools that word their own messages", () => {
+  const resolve = (options: Parameters<typeof OAuthClient.resolveClient>[0], entries: Record<string, string>) =>
+    OAuthClient.resolveClient(options).pipe(Effect.withConfigProvider(env(entries)))
+
+  it.effect("explicit options win; empty options and empty variables count as absent; values are trimmed", () =>
+    Effect.gen(function* () {
+      const explicit = yield* resolve(
+        { clientId: " id ", clientSecret: Redacted.make("s"), authUrl: "http://h/a/" },
+        fullEnv
+      )
+      expect([Option.getOrNull(explicit.clientId), explicit.authUrl]).toEqual(["id", "http://h/a"])
+      expect(Option.map(explicit.clientSecret, Redacted.value)).toEqual(Option.some("s"))
+      const fromEnv = yield* resolve({ clientId: "", clientSecret: "  " }, fullEnv)
+      expect([Option.getOrNull(fromEnv.clientId), fromEnv.authUrl]).toEqual(["env-id", fullEnv.SERVICE_SDK_AUTH_URL])
+      expect(Option.map(fromEnv.clientSecret, Redacted.value)).toEqual(Option.some("env-secret"))
+      const none = yield* resolve({}, { SERVICE_SDK_CLIENT_ID: " ", SERVICE_SDK_CLIENT_SECRET: "" })
+      expect([none.clientId, none.clientSecret, none.authUrl]).toEqual([
+        Option.none(),
+        Option.none(),
+        "https://accounts.service.example"
+      ])
+    })
+  )
+
+  it.effect("a public client's secret is neither read from the environment nor returned", () =>
+    Effect.gen(function* () {
+      const resolved = yield* resolve({ publicClient: true, clientSecret: "given" }, fullEnv)
+      expect([Option.getOrNull(resolved.clientId), resolved.clientSecret]).toEqual(["env-id", Option.none()])
+    })
+  )
+
+  it.effect("a bad option is the ConfigurationError make would fail with", () =>
+    Effect.gen(function* () {
+      const badUrl = yield* Effect.flip(resolve({ authUrl: "ftp://h" }, {}))
+      expect(badUrl).toBeInstanceOf(ConfigurationError)
+      expect(badUrl.message).toMatch(/authUrl must be an http or https URL/)
+      const badId = yield* Effect.flip(resolve({ clientId: 5 as unknown as string }, {}))
+      expect(badId.message).toMatch(/clientId must be a string/)
+    })
+  )
 })

@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ConfigurationError } from "../ServiceError.js"
 import { normalizeScope } from "./shared/grant.js"
+import { describeValue, negativeOrNaN } from "./shared/optionValues.js"
 import { maskUrlCredentials } from "./shared/redact.js"
 
 export { normalizeScope }
@@ -54,24 +55,25 @@ export const requiredOption = (value: string | undefined, option: keyof typeof E
 export const secretValue = (value: string | Redacted.Redacted<string> | undefined): string | undefined =>
   value === undefined ? undefined : Redacted.isRedacted(value) ? Redacted.value(value) : value
 
-/** What a plain-JS caller passed, for a message: the type and, for numbers, the value (never a string's content). */
-const describeValue = (value: unknown): string =>
-  typeof value === "number" || typeof value === "bigint" || typeof value === "boolean"
-    ? String(value)
-    : value === null
-      ? "null"
-      : Array.isArray(value)
-        ? "an array"
-        : typeof value
-
-/** Whether a duration input is below zero or NaN (a decoder could quietly clamp it). */
-const negativeOrNaN = (value: unknown): boolean => {
-  if (typeof value === "number") return Number.isNaN(value) || value < 0
-  if (typeof value === "bigint") return value < 0n
-  if (typeof value === "string") return /^\s*-/.test(value)
-  if (Array.isArray(value)) return value.some((part) => typeof part !== "number" || Number.isNaN(part) || part < 0)
-  return false
-}
+/**
+ * The client id and secret, from options or the environment, nothing required yet (missing is none). A public client
+ * has no secret: it is neither read from the environment nor returned.
+ */
+export const lookupCredentials = (options: {
+  readonly clientId?: string | undefined
+  readonly clientSecret?: string | Redacted.Redacted<string> | undefined
+  readonly publicClient?: boolean | undefined
+}): Effect.Effect<{
+  readonly clientId: Option.Option<string>
+  readonly clientSecret: Option.Option<Redacted.Redacted<string>>
+}> =>
+  Effect.all({
+    clientId: optionOrEnv(options.clientId, ENV.clientId),
+    clientSecret:
+      options.publicClient === true
+        ? Effect.succeed(Option.none<Redacted.Redacted<string>>())
+        : Effect.map(optionOrEnv(secretValue(options.clientSecret), ENV.clientSecret), Option.map(Redacted.make))
+  })
 
 const decodeDuration = (value: unknown, option: string, expected: string) => {
   if (negativeOrNaN(value)) return Effect.fail(invalid(`${option} must be ${expected}, got ${describeValue(value)}`))

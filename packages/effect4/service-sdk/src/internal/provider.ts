@@ -21,6 +21,7 @@ import {
   resolveProtocol
 } from "./config.js"
 import * as Protocol from "./oauthClient.js"
+import * as SignInEnd from "./shared/signInEnd.js"
 import * as SignIn from "./signIn.js"
 import { RefreshRejected } from "./singleFlight.js"
 import * as TokenEndpoint from "./tokenEndpoint.js"
@@ -91,11 +92,9 @@ export const bind = (protocol: Pick<ResolvedProtocol, "clientId" | "authUrl">, t
 const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
   new AuthenticationError({ message, ...(payload !== undefined ? { payload } : {}) })
 
-/** RFC 6749 §5.2: `invalid_grant`, or a 400 that names no error code at all (some servers answer an empty 400). */
+/** RFC 6749 §5.2: `invalid_grant`, or a 400 that names no error code at all (`shared/signInEnd.ts`). */
 const isRejection = (error: AuthenticationError | { readonly _tag: string }) =>
-  error._tag === "AuthenticationError" &&
-  ((error as AuthenticationError).payload?.error === "invalid_grant" ||
-    ((error as AuthenticationError).status === 400 && (error as AuthenticationError).payload === undefined))
+  error._tag === "AuthenticationError" && SignInEnd.isFinalRefusal(error as AuthenticationError)
 
 /**
  * The refresh grant as a renewal for the single flight, through `oauth.refresh`: each call of `refreshGrant` has
@@ -139,10 +138,7 @@ export const refreshGrant = (
     if (refreshToken === undefined) {
       return Effect.fail(
         rejected
-          ? authFailure("the refresh token was rejected (invalid_grant): sign in again", {
-              error: "invalid_grant",
-              error_description: "the refresh token was rejected earlier and is not sent again"
-            })
+          ? authFailure(SignInEnd.REJECTED_EARLIER.message, { ...SignInEnd.REJECTED_EARLIER.payload })
           : authFailure(options.noTokenMessage)
       )
     }

@@ -15,6 +15,7 @@ import { type AuthenticationError, TokenCacheError, type TransportError } from "
 import type { TokenCache } from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
 import { withSpanWhenTraced } from "./liveServices.js"
+import { staleAtMillis, VANISHED_ENTRY_GRACE_MILLIS } from "./shared/fleetRules.js"
 
 export type TokenFailure = AuthenticationError | TransportError | TokenCacheError
 
@@ -24,12 +25,8 @@ export type TokenFailure = AuthenticationError | TransportError | TokenCacheErro
  */
 type Renewing = Deferred.Deferred<Redacted.Redacted<string>, TokenFailure>
 
-/**
- * How long a provider that finds the shared entry gone (a flushed or restarted store) while it still holds a refresh
- * token waits before using it: long enough for a renewal under way elsewhere (whose lock was lost with the store) to
- * store its rotated refresh token. Not for a store whose empty entry means "signed out" (`UserTokens`).
- */
-export const VANISHED_ENTRY_GRACE_MILLIS = 2250
+/** The wait for an entry gone under a holder of a refresh token (`shared/fleetRules.ts`, one rule for both lines). */
+export { VANISHED_ENTRY_GRACE_MILLIS }
 
 /**
  * A renewal's `invalid_grant` (RFC 6749 §5.2): `error` for the callers, and `rejected`, the entry to store so that
@@ -48,17 +45,10 @@ export type Renew = (
 ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | RefreshRejected>
 
 /**
- * From when (epoch ms) a token is renewed: `expiresAt - skew`, or, for a short-lived token (a known lifetime of at
- * most twice `skew`), half-way through its lifetime, so that it is never renewed on every call.
+ * From when (epoch ms) a token is renewed: `expiresAt - skew`, or half-way through a short lifetime
+ * (`shared/fleetRules.ts`, one rule for both lines).
  */
-export const staleAt = (token: TokenInfo, skewMillis: number): number => {
-  const expires = token.expiresAt * 1000
-  if (token.issuedAt !== undefined && token.issuedAt < token.expiresAt) {
-    const lifetime = expires - token.issuedAt * 1000
-    if (lifetime <= 2 * skewMillis) return expires - lifetime / 2
-  }
-  return expires - skewMillis
-}
+export const staleAt: (token: TokenInfo, skewMillis: number) => number = staleAtMillis
 
 /**
  * A new token's lifetime counted from when it was asked for (a process paused in between must not believe an old

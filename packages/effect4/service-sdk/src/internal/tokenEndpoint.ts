@@ -14,7 +14,8 @@ import { TokenInfo } from "../TokenInfo.js"
 import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
 import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "./shared/backoff.js"
 import { clientAuthentication, type GrantForm, grantParameters, requestSecrets } from "./shared/grant.js"
-import { cleanUntrustedText, describeCause, isVisibleAscii, maskSecrets, safeCause } from "./shared/redact.js"
+import * as Answer from "./shared/tokenResponse.js"
+import { describeCause, maskSecrets, safeCause } from "./shared/redact.js"
 
 /** A grant, its secrets still `Redacted` (unwrapped only when the form is built). */
 export type Grant =
@@ -86,59 +87,19 @@ const describeIssues = (body: unknown): string => {
   return `invalid or missing ${wrong.length === 0 ? "body" : wrong.join(", ")}`
 }
 
-/** RFC 6749 §5.2; only the standard string fields are kept, cleaned and capped. */
-const oauthErrorPayload = (body: unknown): ErrorPayload | undefined => {
-  if (typeof body !== "object" || body === null || !("error" in body) || typeof body.error !== "string") {
-    return undefined
-  }
-  const text = (key: string) => {
-    const value = (body as Record<string, unknown>)[key]
-    return typeof value === "string" ? cleanUntrustedText(value) : undefined
-  }
-  const description = text("error_description")
-  const uri = text("error_uri")
-  return {
-    error: cleanUntrustedText(body.error, 64),
-    ...(description !== undefined ? { error_description: description } : {}),
-    ...(uri !== undefined ? { error_uri: uri } : {})
-  }
-}
-
-const parseJson = (text: string): { readonly ok: true; readonly value: unknown } | { readonly ok: false } => {
-  try {
-    return { ok: true, value: JSON.parse(text) }
-  } catch {
-    return { ok: false }
-  }
-}
-
 const malformed = (status: number, description: string) =>
   new AuthenticationError({
-    message: `malformed token response (${status}): ${description}`,
+    message: Answer.malformedMessage(status, description),
     status,
-    payload: { error: "invalid_token_response", error_description: description }
+    payload: { error: Answer.MALFORMED_ERROR, error_description: description }
   })
 
 const rejected = (status: number, payload: ErrorPayload | undefined) =>
   new AuthenticationError({
-    message:
-      payload === undefined
-        ? `token endpoint rejected the request (${status})`
-        : `token endpoint rejected the request (${status} ${payload.error}${payload.error_description ? `: ${payload.error_description}` : ""})`,
+    message: Answer.rejectedMessage(status, payload),
     status,
     ...(payload !== undefined ? { payload } : {})
   })
-
-/** The payload with every known secret of the request masked in its text (a server may echo the request). */
-const maskPayload = (payload: ErrorPayload | undefined, secrets: ReadonlyArray<string>): ErrorPayload | undefined =>
-  payload === undefined
-    ? undefined
-    : (Object.fromEntries(
-        Object.entries(payload).map(([key, value]) => [
-          key,
-          typeof value === "string" ? maskSecrets(value, secrets) : value
-        ])
-      ) as unknown as ErrorPayload)
 
 /** Turns one token-endpoint answer into a token, a final error, or a {@link Retryable} one. */
 const interpret = (
@@ -149,22 +110,15 @@ const interpret = (
   secrets: ReadonlyArray<string>
 ): Effect.Effect<TokenInfo, AuthenticationError | TransportError | Retryable<TransportError>> =>
   Effect.gen(function* () {
-    const body = parseJson(text)
+    const body = Answer.parseJsonBody(text)
     if (status >= 200 && status < 300) {
       if (!body.ok) return yield* malformed(status, "the body is not JSON")
       const decoded = decodeTokenResponse(body.value)
       if (decoded._tag === "Failure") return yield* malformed(status, describeIssues(body.value))
       const token = decoded.success
-      if (token.token_type != null && token.token_type.toLowerCase() !== "bearer") {
-        return yield* malformed(status, "unsupported token_type (expected Bearer)")
-      }
-      // RFC 6750 §2.1: a bearer token is visible ASCII; anything else would reach a header, a file or a terminal
-      if (!isVisibleAscii(token.access_token)) {
-        return yield* malformed(status, "access_token is not visible ASCII (RFC 6750 §2.1)")
-      }
-      if (token.refresh_token != null && token.refresh_token !== "" && !isVisibleAscii(token.refresh_token)) {
-        return yield* malformed(status, "refresh_token is not visible ASCII (RFC 6750 §2.1)")
-      }
+      // Bearer and visible ASCII (RFC 6750 §2.1); final: the server answered, just not with a usable token
+      const unusable = Answer.unusableToken(token)
+      if (unusable !== undefined) return yield* malformed(status, unusable)
       const now = yield* Clock.currentTimeMillis
       const scope = token.scope ?? requestedScope
       return new TokenInfo({
@@ -186,7 +140,7 @@ const interpret = (
       })
       return yield* tooLong ? Effect.fail(error) : Effect.fail(new Retryable(error, retryAfter))
     }
-    return yield* rejected(status, maskPayload(body.ok ? oauthErrorPayload(body.value) : undefined, secrets))
+    return yield* rejected(status, body.ok ? Answer.oauthErrorPayload(body.value, secrets) : undefined)
   })
 
 /** Binds the exchange to a configuration and an `HttpClient`. */

@@ -2,6 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ClientCredentials, OAuthClient, ServiceClient } from "service-sdk"
 import { issuing, mock, requests } from "../support/mock.js"
@@ -85,5 +86,55 @@ describe("options and the environment", () => {
       )
       assert.strictEqual(error._tag, "ConfigurationError")
     }).pipe(Effect.provide(mock(issuing())), Effect.provide(env({})))
+  )
+})
+
+describe("OAuthClient.resolveClient: the one option/environment fallback (as the Effect 3 line's)", () => {
+  const fullEnv = {
+    SERVICE_SDK_CLIENT_ID: "env-id",
+    SERVICE_SDK_CLIENT_SECRET: "env-secret",
+    SERVICE_SDK_AUTH_URL: "https://env.example/"
+  }
+
+  it.effect("explicit options win; empty options and variables count as absent; a public client reads no secret", () =>
+    Effect.gen(function* () {
+      const explicit = yield* OAuthClient.resolveClient({ clientId: " id ", clientSecret: "s", authUrl: "http://h/a/" })
+      assert.deepStrictEqual([Option.getOrNull(explicit.clientId), explicit.authUrl], ["id", "http://h/a"])
+      assert.strictEqual(Option.getOrNull(Option.map(explicit.clientSecret, Redacted.value)), "s")
+      const fromEnv = yield* OAuthClient.resolveClient({ clientId: "", clientSecret: "  " })
+      assert.deepStrictEqual([Option.getOrNull(fromEnv.clientId), fromEnv.authUrl], ["env-id", "https://env.example"])
+      assert.strictEqual(Option.getOrNull(Option.map(fromEnv.clientSecret, Redacted.value)), "env-secret")
+      const publicClient = yield* OAuthClient.resolveClient({ publicClient: true, clientSecret: "given" })
+      assert.isTrue(Option.isNone(publicClient.clientSecret))
+      const badUrl = yield* Effect.flip(OAuthClient.resolveClient({ authUrl: "ftp://h" }))
+      assert.match(badUrl.message, /authUrl must be an http or https URL/)
+    }).pipe(Effect.provide(env(fullEnv)))
+  )
+
+  it.effect("nothing set: no credentials, the Service's accounts service", () =>
+    Effect.gen(function* () {
+      const none = yield* OAuthClient.resolveClient()
+      assert.deepStrictEqual(
+        [Option.isNone(none.clientId), Option.isNone(none.clientSecret), none.authUrl],
+        [true, true, "https://accounts.service.example"]
+      )
+    }).pipe(Effect.provide(env({ SERVICE_SDK_CLIENT_ID: " " })))
+  )
+})
+
+describe("one rule for duration options: NaN (the number or the text) is refused the same as in the Effect 3 line", () => {
+  it.effect.each([[Number.NaN], ["NaN"], ["NaN seconds"], [[Number.NaN, 0]]] as const)(
+    "timeout %j: must be a positive duration, got …",
+    ([nan]) =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(
+          ClientCredentials.make({ clientId: "id", clientSecret: "s", timeout: nan as never })
+        )
+        assert.match(error.message, /^timeout must be a positive duration, got /)
+        const skew = yield* Effect.flip(
+          ClientCredentials.make({ clientId: "id", clientSecret: "s", skew: nan as never })
+        )
+        assert.match(skew.message, /^skew must be zero or a positive duration, got /)
+      }).pipe(Effect.provide(mock(issuing())), Effect.provide(env({})))
   )
 })

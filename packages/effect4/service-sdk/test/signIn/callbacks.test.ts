@@ -13,6 +13,21 @@ const begin = Effect.gen(function* () {
   return { oauth, pending: yield* oauth.beginAuthorization() }
 })
 
+describe("beginAuthorization", () => {
+  it.effect("a fresh state of 256 bits each time (43 base64url characters, as the Effect 3 line's)", () =>
+    Effect.gen(function* () {
+      const states = new Set<string>()
+      for (let i = 0; i < 20; i++) {
+        const { pending } = yield* begin
+        assert.match(pending.state, /^[A-Za-z0-9_-]{43}$/)
+        assert.strictEqual(Buffer.from(pending.state, "base64url").length, 32)
+        states.add(pending.state)
+      }
+      assert.strictEqual(states.size, 20)
+    }).pipe(Effect.provide(mock(issuing({ refresh_token: "r" }))))
+  )
+})
+
 describe("completeAuthorization", () => {
   it.effect("a repeated state, code, error or iss parameter is refused before any token request", () =>
     Effect.gen(function* () {

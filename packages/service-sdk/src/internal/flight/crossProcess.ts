@@ -13,14 +13,11 @@ import type { TokenCache } from "../../TokenCache.js"
 import type { TokenInfo } from "../../TokenInfo.js"
 import type { Memo } from "./memo.js"
 import type { Target } from "./renewal.js"
+import { VANISHED_ENTRY_GRACE_MILLIS } from "../shared/fleetRules.js"
 import * as State from "./state.js"
 
-/**
- * How long a provider that finds the shared entry gone (a flushed or restarted store) while it still holds a refresh
- * token waits before using it: long enough for a renewal under way elsewhere (whose lock was lost with the store) to
- * store its rotated refresh token. Not for a store whose empty entry means "signed out" (`UserTokens`).
- */
-export const VANISHED_ENTRY_GRACE = Duration.millis(2250)
+/** The wait for an entry gone under a holder of a refresh token (`shared/fleetRules.ts`, one rule for both lines). */
+export const VANISHED_ENTRY_GRACE = Duration.millis(VANISHED_ENTRY_GRACE_MILLIS)
 
 /** A ConfigurationError travels in the cache's TokenCacheError channel (see `internal/fileCache.ts`). */
 const isOutage = (error: TokenCacheError) => (error as { readonly _tag: string })._tag === "TokenCacheError"

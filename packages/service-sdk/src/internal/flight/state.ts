@@ -9,6 +9,7 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type { AuthenticationError, TokenCacheError, TransportError } from "../../ServiceError.js"
 import { TokenInfo } from "../../TokenInfo.js"
+import { staleAtMillis } from "../shared/fleetRules.js"
 
 export type TokenFailure = AuthenticationError | TransportError | TokenCacheError
 
@@ -52,17 +53,10 @@ export const update = (cell: Cell, f: (state: State) => Partial<State>): void =>
 }
 
 /**
- * From when (epoch ms) a token is renewed: `expiresAt - skew`, or, for a short-lived token (a known lifetime of at
- * most twice `skew`), half-way through its lifetime, so that it is never renewed on every call.
+ * From when (epoch ms) a token is renewed: `expiresAt - skew`, or half-way through a short lifetime
+ * (`shared/fleetRules.ts`, one rule for both lines).
  */
-export const staleAt = (token: TokenInfo, skewMillis: number): number => {
-  const expires = token.expiresAt * 1000
-  if (token.issuedAt !== undefined && token.issuedAt < token.expiresAt) {
-    const lifetime = expires - token.issuedAt * 1000
-    if (lifetime <= 2 * skewMillis) return expires - lifetime / 2
-  }
-  return expires - skewMillis
-}
+export const staleAt: (token: TokenInfo, skewMillis: number) => number = staleAtMillis
 
 /**
  * A new token's lifetime counted from when it was asked for, not from when its answer was read (a process paused
