@@ -8,6 +8,7 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -30,6 +31,11 @@ export interface FreshProvider {
   readonly one: () => Promise<unknown>
   /** `k` concurrent getAccessToken fibers in one run */
   readonly herd: (k: number) => Promise<unknown>
+  /**
+   * The Effect-only floor of a herd, in the line's own `effect`: one cold getAccessToken completes a `Deferred` that
+   * `k` - 1 other fibers await (k fibers in one `Effect.all`, as the herd)
+   */
+  readonly floor: (k: number) => Promise<unknown>
 }
 
 export interface Line {
@@ -41,14 +47,20 @@ export interface Line {
   readonly floorBatch: (n: number) => () => Promise<unknown>
   readonly freshProvider: () => Promise<FreshProvider>
   /**
-   * `count` GETs of `path` (body read as JSON), `concurrency` in flight: through `ServiceClient.http`, and through a
-   * raw `HttpClient` with a fixed bearer header (the baseline), both on the line's `FetchHttpClient`
+   * `count` GETs of `path` (body read as JSON), `concurrency` in flight: through `ServiceClient.http`, through a
+   * raw `HttpClient` with a fixed bearer header (the baseline), both on the line's `FetchHttpClient`, and `count`
+   * `albums.get(album)` (Schema-decoded) through the same client
    */
   readonly requests: (
     path: string,
+    album: string,
     count: number,
     concurrency: number
-  ) => Promise<{ readonly sdk: () => Promise<unknown>; readonly raw: () => Promise<unknown> }>
+  ) => Promise<{
+    readonly sdk: () => Promise<unknown>
+    readonly raw: () => Promise<unknown>
+    readonly typed: () => Promise<unknown>
+  }>
 }
 
 /** The Effect 3 line (service-sdk 1.x), on `@effect/platform`'s `FetchHttpClient`. */
@@ -97,10 +109,22 @@ export const effect3Line = async (target: Target, effectVersion: string): Promis
               Array.from({ length: k }, () => provider.getAccessToken),
               { concurrency: "unbounded", discard: true }
             )
+          ),
+        floor: (k) =>
+          Effect.runPromise(
+            Effect.flatMap(Deferred.make<Redacted.Redacted<string>>(), (done) =>
+              Effect.all(
+                [
+                  Effect.flatMap(provider.getAccessToken, (token) => Deferred.succeed(done, token)),
+                  ...Array.from({ length: k - 1 }, () => Deferred.await(done))
+                ],
+                { concurrency: "unbounded", discard: true }
+              )
+            )
           )
       }
     },
-    requests: async (path, count, concurrency) => {
+    requests: async (path, album, count, concurrency) => {
       const provider = await makeProvider()
       const token = await Effect.runPromise(provider.getAccessToken)
       const client = await Effect.runPromise(
@@ -117,7 +141,16 @@ export const effect3Line = async (target: Target, effectVersion: string): Promis
       )
       const sdk = gets(client.http, path, count, concurrency)
       const base = gets(raw, path, count, concurrency)
-      return { sdk: () => Effect.runPromise(sdk), raw: () => Effect.runPromise(base) }
+      const typed = Effect.forEach(
+        Array.from({ length: count }, () => album),
+        (id) => client.albums.get(id),
+        { concurrency, discard: true }
+      )
+      return {
+        sdk: () => Effect.runPromise(sdk),
+        raw: () => Effect.runPromise(base),
+        typed: () => Effect.runPromise(typed)
+      }
     }
   }
 }

@@ -4,6 +4,7 @@
  * `FetchHttpClient` (the Effect 3 driver uses `@effect/platform`'s: one transport, Node's fetch, for both).
  */
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
@@ -70,10 +71,22 @@ export const effect4Line = async (target: Target, effectVersion: string): Promis
               Array.from({ length: k }, () => provider.getAccessToken),
               { concurrency: "unbounded", discard: true }
             )
+          ),
+        floor: (k) =>
+          Effect.runPromise(
+            Effect.flatMap(Deferred.make<Redacted.Redacted<string>>(), (done) =>
+              Effect.all(
+                [
+                  Effect.flatMap(provider.getAccessToken, (token) => Deferred.succeed(done, token)),
+                  ...Array.from({ length: k - 1 }, () => Deferred.await(done))
+                ],
+                { concurrency: "unbounded", discard: true }
+              )
+            )
           )
       }
     },
-    requests: async (path, count, concurrency) => {
+    requests: async (path, album, count, concurrency) => {
       const provider = await makeProvider()
       const token = await Effect.runPromise(provider.getAccessToken)
       const client = await Effect.runPromise(
@@ -89,7 +102,16 @@ export const effect4Line = async (target: Target, effectVersion: string): Promis
       )
       const sdk = gets(client.http, path, count, concurrency)
       const base = gets(raw, path, count, concurrency)
-      return { sdk: () => Effect.runPromise(sdk), raw: () => Effect.runPromise(base) }
+      const typed = Effect.forEach(
+        Array.from({ length: count }, () => album),
+        (id) => client.albums.get(id),
+        { concurrency, discard: true }
+      )
+      return {
+        sdk: () => Effect.runPromise(sdk),
+        raw: () => Effect.runPromise(base),
+        typed: () => Effect.runPromise(typed)
+      }
     }
   }
 }

@@ -7,6 +7,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Tracer from "effect/Tracer"
 
@@ -23,13 +24,19 @@ const liveOnes = () => {
 /** Whether `clock` is Effect's default clock (the wall clock; not `TestClock`, not a user's own). */
 export const isLiveClock = (clock: Clock.Clock): boolean => clock === liveOnes().clock
 
+/** Whether `fiber` runs on Effect's default clock (read synchronously: no effect steps). */
+export const onLiveClock = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =>
+  isLiveClock(Context.get(fiber.currentDefaultServices, Clock.Clock))
+
+/** Whether spans made in `fiber` would reach anyone (see {@link tracing}), read synchronously. */
+const traces = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =>
+  fiber.getFiberRef(FiberRef.currentTracerEnabled) && fiber.currentTracer !== liveOnes().tracer
+
 /**
  * Whether spans made here would reach anyone: tracing is on and a tracer other than Effect's default one (which
- * records nothing anywhere) is installed.
+ * records nothing anywhere) is installed. One step: the fiber's state is read directly.
  */
-export const tracing: Effect.Effect<boolean> = Effect.flatMap(FiberRef.get(FiberRef.currentTracerEnabled), (enabled) =>
-  enabled ? Effect.tracerWith((tracer) => Effect.succeed(tracer !== liveOnes().tracer)) : Effect.succeed(false)
-)
+export const tracing: Effect.Effect<boolean> = Effect.withFiberRuntime((fiber) => Effect.succeed(traces(fiber)))
 
 /**
  * `Effect.withSpan(name, options)`, skipped when no tracer is installed (see {@link tracing}): the span would be
@@ -38,4 +45,4 @@ export const tracing: Effect.Effect<boolean> = Effect.flatMap(FiberRef.get(Fiber
 export const withSpanWhenTraced =
   (name: string, options?: Tracer.SpanOptions) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.flatMap(tracing, (traced) => (traced ? Effect.withSpan(self, name, options) : self))
+    Effect.withFiberRuntime((fiber) => (traces(fiber) ? Effect.withSpan(self, name, options) : self))

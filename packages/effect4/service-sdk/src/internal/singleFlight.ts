@@ -14,9 +14,16 @@ import * as Semaphore from "effect/Semaphore"
 import { type AuthenticationError, TokenCacheError, type TransportError } from "../ServiceError.js"
 import type { TokenCache } from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
+import { withSpanWhenTraced } from "./liveServices.js"
 import { staleAtMillis, VANISHED_ENTRY_GRACE_MILLIS } from "./shared/fleetRules.js"
 
 export type TokenFailure = AuthenticationError | TransportError | TokenCacheError
+
+/**
+ * The renewal under way: its token or failure; an interrupted one completes with a fresh look at the stale path
+ * for each waiter (the first leads the next renewal).
+ */
+type Renewing = Deferred.Deferred<Redacted.Redacted<string>, TokenFailure>
 
 /** The wait for an entry gone under a holder of a refresh token (`shared/fleetRules.ts`, one rule for both lines). */
 export { VANISHED_ENTRY_GRACE_MILLIS }
@@ -88,7 +95,7 @@ export const make = (options: {
     const { cache, name, accepts, skewMillis } = options
     const lock = yield* Semaphore.make(1)
     let memo: { readonly token: TokenInfo; readonly staleAt: number } | undefined
-    let renewing: Deferred.Deferred<Exit.Exit<Redacted.Redacted<string>, TokenFailure> | undefined> | undefined
+    let renewing: Renewing | undefined
     let cacheDown = false
     /** A renewed token whose write failed and is being retried in the background. */
     let unwritten: TokenInfo | undefined
@@ -309,32 +316,53 @@ export const make = (options: {
      * renewal that was interrupted lets a waiter lead the next one; a joined token that is not `usable` (the one a
      * 401 rejected) makes the caller lead another.
      */
+    /** What each waiter of an interrupted renewal runs: the stale path again (`stale`, built below). */
+    const again: Effect.Effect<Redacted.Redacted<string>, TokenFailure> = Effect.suspend(() => stale.self)
+    /** `usable` undefined: any token of the renewal will do (a joiner then only awaits it). */
+    const joinOrLeadWith = (
+      work: Effect.Effect<Redacted.Redacted<string>, TokenFailure>,
+      usable: ((token: Redacted.Redacted<string>) => boolean) | undefined
+    ) => {
+      const lead = Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          const deferred = yield* Deferred.make<Redacted.Redacted<string>, TokenFailure>()
+          // the fiber may have yielded since it looked: another caller may lead by now
+          const other = renewing
+          if (other !== undefined) return yield* restore(join(other))
+          renewing = deferred
+          const exit = yield* Effect.exit(restore(work))
+          if (renewing === deferred) renewing = undefined
+          yield* Exit.hasInterrupts(exit) ? Deferred.completeWith(deferred, again) : Deferred.done(deferred, exit)
+          return yield* exit
+        })
+      )
+      // a herd's joiners share one effect per renewal: nothing is made per caller
+      let joined:
+        | { readonly running: Renewing; readonly effect: Effect.Effect<Redacted.Redacted<string>, TokenFailure> }
+        | undefined
+      const join = (running: Renewing): Effect.Effect<Redacted.Redacted<string>, TokenFailure> => {
+        if (joined === undefined || joined.running !== running) {
+          const effect =
+            usable === undefined
+              ? Deferred.await(running)
+              : Effect.flatMap(Deferred.await(running), (token) => (usable(token) ? Effect.succeed(token) : self))
+          joined = { running, effect }
+        }
+        return joined.effect
+      }
+      /** What to run now: join the renewal under way, or lead one. */
+      const enter = (): Effect.Effect<Redacted.Redacted<string>, TokenFailure> => {
+        const running = renewing
+        return running === undefined ? lead : join(running)
+      }
+      const self: Effect.Effect<Redacted.Redacted<string>, TokenFailure> = Effect.suspend(enter)
+      return { self, enter }
+    }
+
     const joinOrLead = (
       work: Effect.Effect<Redacted.Redacted<string>, TokenFailure>,
-      usable: (token: Redacted.Redacted<string>) => boolean
-    ): Effect.Effect<Redacted.Redacted<string>, TokenFailure> =>
-      Effect.suspend(() => {
-        const running = renewing
-        if (running !== undefined) {
-          return Effect.flatMap(
-            Deferred.await(running),
-            (outcome): Effect.Effect<Redacted.Redacted<string>, TokenFailure> =>
-              outcome === undefined || (Exit.isSuccess(outcome) && !usable(outcome.value))
-                ? joinOrLead(work, usable)
-                : outcome
-          )
-        }
-        return Effect.uninterruptibleMask((restore) =>
-          Effect.gen(function* () {
-            const deferred = yield* Deferred.make<Exit.Exit<Redacted.Redacted<string>, TokenFailure> | undefined>()
-            renewing = deferred
-            const exit = yield* Effect.exit(restore(work))
-            if (renewing === deferred) renewing = undefined
-            yield* Deferred.succeed(deferred, Exit.hasInterrupts(exit) ? undefined : exit)
-            return yield* exit
-          })
-        )
-      })
+      usable: ((token: Redacted.Redacted<string>) => boolean) | undefined
+    ): Effect.Effect<Redacted.Redacted<string>, TokenFailure> => joinOrLeadWith(work, usable).self
 
     /** Starts one renewal in the background for `current` (a token within `refreshAhead` of going stale). */
     const renewAhead = (current: TokenInfo) => {
@@ -342,7 +370,7 @@ export const make = (options: {
       const other = (token: Redacted.Redacted<string>) => !same(token, current.accessToken)
       return Effect.forkDetach(
         joinOrLead(
-          obtain((token) => other(token.accessToken)).pipe(Effect.withSpan(`${name}.refreshAhead`)),
+          obtain((token) => other(token.accessToken)).pipe(withSpanWhenTraced(`${name}.refreshAhead`)),
           other
         ).pipe(
           Effect.catch((error) =>
@@ -356,12 +384,13 @@ export const make = (options: {
 
     // the clock of the fiber that made the provider (a TestClock in tests), read synchronously on the cached path
     const clock = yield* Clock.Clock
+    // built once: a herd's joiners only look for the renewal under way and await it (nothing made per caller)
+    const stale = joinOrLeadWith(obtain(() => true).pipe(withSpanWhenTraced(`${name}.getAccessToken`)), undefined)
+    const renewStale = stale.enter
     const getAccessToken = Effect.suspend(() => {
       const now = clock.currentTimeMillisUnsafe()
       const entry = memo
-      if (entry === undefined || now >= entry.staleAt || entry.token.refreshRejected === true) {
-        return joinOrLead(obtain(() => true).pipe(Effect.withSpan(`${name}.getAccessToken`)), () => true)
-      }
+      if (entry === undefined || now >= entry.staleAt || entry.token.refreshRejected === true) return renewStale()
       return aheadMillis > 0 && now >= entry.staleAt - aheadMillis && aheadFor !== entry.token && renewing === undefined
         ? Effect.as(renewAhead(entry.token), entry.token.accessToken)
         : Effect.succeed(entry.token.accessToken)
@@ -370,7 +399,7 @@ export const make = (options: {
     const forceRefresh = (rejected: Redacted.Redacted<string>) => {
       const other = (token: Redacted.Redacted<string>) => !same(token, rejected)
       return joinOrLead(
-        obtain((token) => other(token.accessToken)).pipe(Effect.withSpan(`${name}.forceRefresh`)),
+        obtain((token) => other(token.accessToken)).pipe(withSpanWhenTraced(`${name}.forceRefresh`)),
         other
       )
     }

@@ -2,37 +2,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { TestClock } from "effect/testing"
-import { ClientCredentials, ServiceClient } from "service-sdk"
-import { MockHttpClient, type MockHandler } from "service-sdk/testing"
-import { API_URL, AUTH_URL, credentials, requests } from "../support/mock.js"
+import { ServiceClient } from "service-sdk"
+import { MockHttpClient } from "service-sdk/testing"
+import { API_URL, apiClientLayer, apiRequests, apiServer, requests, tokenRequests } from "../support/mock.js"
 
 const album = { id: "a1", name: "Album", artists: [{ id: null, name: "Local" }], tracks: { items: [] } }
 
-/** Token endpoint issues token-N; the API answers with `api(request, apiCall)`. */
-const server = (api: (bearer: string, apiCall: number) => ReturnType<MockHandler>): MockHandler =>
-  (() => {
-    let tokens = 0
-    let apiCalls = 0
-    return (request) => {
-      if (request.url.href.startsWith(AUTH_URL)) {
-        tokens++
-        return MockHttpClient.json({ access_token: `token-${tokens}`, token_type: "Bearer", expires_in: 3600 })
-      }
-      return api(request.headers.authorization ?? "", apiCalls++)
-    }
-  })()
-
-const clientLayer = (handler: MockHandler, options: ServiceClient.Options = {}) =>
-  ServiceClient.layer({ apiUrl: API_URL, ...options }).pipe(
-    Layer.provide(ClientCredentials.layer(credentials)),
-    Layer.provideMerge(MockHttpClient.layer(handler))
-  )
-
-const apiRequests = Effect.map(requests, (all) => all.filter((r) => r.url.href.startsWith(API_URL)))
-const tokenRequests = Effect.map(requests, (all) => all.filter((r) => r.url.href.startsWith(AUTH_URL)))
+const server = apiServer
+const clientLayer = apiClientLayer
 
 describe("ServiceClient request policy", () => {
   it.effect("sends the bearer token and decodes the typed resource (null ids of local files)", () =>

@@ -1,5 +1,7 @@
 /** Test fixtures: token responses, and layers of the mock HttpClient with the env-free options tests use. */
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { ClientCredentials, ServiceClient } from "service-sdk"
 import { MockHttpClient, type MockHandler, type MockResponse } from "service-sdk/testing"
 
 export const CLIENT_ID = "test-client-id"
@@ -33,3 +35,30 @@ export const mock = (handler: MockHandler) => MockHttpClient.layer(handler)
 export const requests = Effect.gen(function* () {
   return yield* (yield* MockHttpClient).requests
 })
+
+/**
+ * A token endpoint that issues `token-N` beside a data API that answers `api(bearer, apiCall)` (0-based calls of the
+ * API only).
+ */
+export const apiServer = (api: (bearer: string, apiCall: number) => ReturnType<MockHandler>): MockHandler => {
+  let tokens = 0
+  let apiCalls = 0
+  return (request) => {
+    if (request.url.href.startsWith(AUTH_URL)) {
+      tokens++
+      return MockHttpClient.json({ access_token: `token-${tokens}`, token_type: "Bearer", expires_in: 3600 })
+    }
+    return api(request.headers.authorization ?? "", apiCalls++)
+  }
+}
+
+/** A `ServiceClient` under `API_URL` on its own `ClientCredentials` provider, both on the mock `HttpClient`. */
+export const apiClientLayer = (handler: MockHandler, options: ServiceClient.Options = {}) =>
+  ServiceClient.layer({ apiUrl: API_URL, ...options }).pipe(
+    Layer.provide(ClientCredentials.layer(credentials)),
+    Layer.provideMerge(MockHttpClient.layer(handler))
+  )
+
+/** The requests the mock saw, to the data API and to the token endpoint. */
+export const apiRequests = Effect.map(requests, (all) => all.filter((r) => r.url.href.startsWith(API_URL)))
+export const tokenRequests = Effect.map(requests, (all) => all.filter((r) => r.url.href.startsWith(AUTH_URL)))

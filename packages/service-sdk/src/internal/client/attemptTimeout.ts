@@ -9,7 +9,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import { isLiveClock } from "../liveServices.js"
+import { onLiveClock } from "../liveServices.js"
 
 /** Longer than this, `setTimeout` fires at once (a signed 32-bit delay). */
 const MAX_TIMER_MILLIS = 2 ** 31 - 1
@@ -49,9 +49,9 @@ export const timeoutFail = <A, E, E2, R>(
   duration: Duration.Duration,
   onTimeout: () => E2
 ): Effect.Effect<A, E | E2, R> =>
-  Effect.clockWith((clock) => {
+  Effect.withFiberRuntime((fiber) => {
     const millis = Duration.toMillis(duration)
-    return isLiveClock(clock) && millis <= MAX_TIMER_MILLIS
+    return onLiveClock(fiber) && millis <= MAX_TIMER_MILLIS
       ? nativeTimeout(self, millis, onTimeout)
       : Effect.timeoutFail(self, { duration, onTimeout })
   })

@@ -46,8 +46,9 @@ export const apiErrorMessage = (payload: unknown): string | undefined => {
 
 const utf8 = new TextDecoder()
 
-/** A body as text (UTF-8, a leading BOM dropped, as `Response.text()` reads it). */
-export const bodyText = (body: ArrayBuffer | Uint8Array): string => utf8.decode(body)
+/** A body as text (UTF-8, a leading BOM dropped, as `Response.text()` reads it); text read as such is kept. */
+export const bodyText = (body: string | ArrayBuffer | Uint8Array): string =>
+  typeof body === "string" ? body : utf8.decode(body)
 
 /** The decoded JSON body of an error response, or undefined when it is empty or not JSON. */
-export const errorPayload = (body: ArrayBuffer): unknown => Option.getOrUndefined(parseJson(bodyText(body)))
+export const errorPayload = (body: string | ArrayBuffer): unknown => Option.getOrUndefined(parseJson(bodyText(body)))

@@ -12,10 +12,19 @@ import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as AST from "effect/SchemaAST"
-
-/** What a compiled decoder returns for an input it rejects. */
-const FAIL: unique symbol = Symbol("FAIL")
-type Decode = (input: unknown) => unknown
+import {
+  type Decode,
+  decodeAny,
+  decodeArray,
+  decodeBoolean,
+  decodeLiteral,
+  decodeNumber,
+  decodeString,
+  decodeUndefined,
+  decodeUnion,
+  FAIL,
+  memoized
+} from "../shared/compiledDecode.js"
 
 const hasOwn = Object.prototype.hasOwnProperty
 
@@ -34,22 +43,32 @@ const compileTypeLiteral = (
   steps: ReadonlyMap<PropertyKey, Step> = new Map()
 ): Decode | undefined => {
   if (ast.indexSignatures.length > 0) return undefined
-  const fields: Array<readonly [PropertyKey, Decode, boolean, Step | undefined]> = []
+  // parallel arrays walked by index: no tuple per field, no iterator per object
+  const names: Array<PropertyKey> = []
+  const decoders: Array<Decode> = []
+  const optionals: Array<boolean> = []
+  const transforms: Array<Step | undefined> = []
   for (const ps of ast.propertySignatures) {
     const decode = compile(ps.type)
     if (decode === undefined) return undefined
-    fields.push([ps.name, decode, ps.isOptional, steps.get(ps.name)])
+    names.push(ps.name)
+    decoders.push(decode)
+    optionals.push(ps.isOptional)
+    transforms.push(steps.get(ps.name))
   }
+  const count = names.length
   return (input) => {
     if (!isRecord(input)) return FAIL
     const output: Record<PropertyKey, unknown> = {}
-    for (const [name, decode, optional, step] of fields) {
-      const present = hasOwn.call(input, name) || !optional
+    for (let index = 0; index < count; index++) {
+      const name = names[index]!
+      const present = !optionals[index] || hasOwn.call(input, name)
       let value: unknown
       if (present) {
-        value = decode(input[name])
+        value = decoders[index]!(input[name])
         if (value === FAIL) return FAIL
       }
+      const step = transforms[index]
       if (step === undefined) {
         if (present) output[name] = value
         continue
@@ -92,34 +111,22 @@ const compileTransformation = (ast: AST.Transformation): Decode | undefined => {
 const compileUncached = (ast: AST.AST): Decode | undefined => {
   switch (ast._tag) {
     case "StringKeyword":
-      return (input) => (typeof input === "string" ? input : FAIL)
+      return decodeString
     case "NumberKeyword":
-      return (input) => (typeof input === "number" ? input : FAIL)
+      return decodeNumber
     case "BooleanKeyword":
-      return (input) => (typeof input === "boolean" ? input : FAIL)
+      return decodeBoolean
     case "UndefinedKeyword":
-      return (input) => (input === undefined ? input : FAIL)
+      return decodeUndefined
     case "UnknownKeyword":
     case "AnyKeyword":
-      return (input) => input
-    case "Literal": {
-      const literal = ast.literal
-      return (input) => (input === literal ? input : FAIL)
-    }
+      return decodeAny
+    case "Literal":
+      return decodeLiteral(ast.literal)
     case "TupleType": {
       if (ast.elements.length > 0 || ast.rest.length !== 1) return undefined
       const item = compile(ast.rest[0]!.type)
-      if (item === undefined) return undefined
-      return (input) => {
-        if (!Array.isArray(input)) return FAIL
-        const output = new Array(input.length)
-        for (let index = 0; index < input.length; index++) {
-          const value = item(input[index])
-          if (value === FAIL) return FAIL
-          output[index] = value
-        }
-        return output
-      }
+      return item === undefined ? undefined : decodeArray(item)
     }
     case "TypeLiteral":
       return compileTypeLiteral(ast)
@@ -130,13 +137,7 @@ const compileUncached = (ast: AST.AST): Decode | undefined => {
         if (decode === undefined) return undefined
         members.push(decode)
       }
-      return (input) => {
-        for (const member of members) {
-          const value = member(input)
-          if (value !== FAIL) return value
-        }
-        return FAIL
-      }
+      return decodeUnion(members)
     }
     case "Transformation":
       return compileTransformation(ast)
@@ -145,15 +146,7 @@ const compileUncached = (ast: AST.AST): Decode | undefined => {
   }
 }
 
-const compiled = new WeakMap<AST.AST, Decode | null>()
-
-const compile = (ast: AST.AST): Decode | undefined => {
-  const known = compiled.get(ast)
-  if (known !== undefined) return known ?? undefined
-  const decode = compileUncached(ast)
-  compiled.set(ast, decode ?? null)
-  return decode
-}
+const compile = memoized(compileUncached)
 
 /**
  * `Schema.decodeUnknown(schema, { errors: "all" })`, with the same results, through the compiled pass when the

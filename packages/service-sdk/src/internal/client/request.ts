@@ -12,7 +12,7 @@ import type * as Schema from "effect/Schema"
 import { ApiError } from "../../ServiceError.js"
 import { withSpanWhenTraced } from "../liveServices.js"
 import { bearerOf, maskJson } from "../redact.js"
-import { apiErrorMessage, bodyText, parseJson } from "./body.js"
+import { apiErrorMessage, parseJson } from "./body.js"
 import { decoder } from "./decode.js"
 import type { Answer, Policy, PolicyError } from "./requestPolicy.js"
 
@@ -67,14 +67,14 @@ const queryParams = (query: Query): Array<[string, string]> =>
 export const make = (send: Policy["send"]): Request => {
   // no generator: this runs once per request
   const interpret = <A>(
-    answer: Answer,
+    answer: Answer<string>,
     request: HttpClientRequest.HttpClientRequest,
     label: string,
     schema: Schema.Schema<A, any> | undefined
   ): Effect.Effect<A, ApiError> => {
     const status = answer.status
-    // read within its attempt already (requestPolicy.ts); decoded once
-    const text = bodyText(answer.body)
+    // read as text within its attempt already (requestPolicy.ts)
+    const text = answer.body
     if (status < 200 || status >= 300) {
       // The API may echo the request: its bearer token never reaches the error.
       const secrets = [Redacted.value(answer.token), bearerOf(request.headers)]

@@ -82,7 +82,7 @@ const neverSent = (error: HttpClientError.HttpClientError): boolean => {
 
 /** A 5xx worth another attempt; when the retries run out, it is the answer. */
 class ServerError {
-  constructor(readonly answer: Answer) {}
+  constructor(readonly answer: Answer<Body>) {}
 }
 
 /** A path or URL under `apiUrl`. URLs already under it are kept (paging's `next`); anything else is appended. */
@@ -96,38 +96,46 @@ type RetryableFailure = RateLimitError | TransportError | ServerError
 /** What an attempt fails with: a final error, or one worth another attempt. */
 type Attempted = RateLimitError | TransportError | Retryable<RetryableFailure>
 
+/** A body read in full: its text (the SDK's own requests, which decode it anyway) or its bytes (`http`). */
+export type Body = string | ArrayBuffer
+
 /** An answer of the API, read in full within its attempt, and the bearer token it was obtained with. */
-export interface Answer {
+export interface Answer<B extends Body = Body> {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  readonly body: ArrayBuffer
+  readonly body: B
   readonly token: Redacted.Redacted<string>
 }
+
+/** How an attempt reads the body. */
+type Read<B extends Body> = (
+  response: HttpClientResponse.HttpClientResponse
+) => Effect.Effect<B, HttpClientError.ResponseError>
+
+// the platform decodes text straight from the received chunks (no copy into one buffer, no second decode)
+const readText: Read<string> = (response) => response.text
+const readBytes: Read<ArrayBuffer> = (response) => response.arrayBuffer
 
 /** The policy: `send` for the SDK's own requests (no response object built), `http` for everyone else. */
 export interface Policy {
   /** Sends a request (path or URL under `apiUrl`) through the policy; the answer is read in full. */
-  readonly send: (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<Answer, PolicyError>
+  readonly send: (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<Answer<string>, PolicyError>
   /** The same, as an `HttpClient` whose responses hold the request without the token (`response.ts`). */
   readonly http: HttpClient.HttpClient.With<PolicyError>
 }
 
-/** The headers are read when asked for (most answers need none of them). */
-const makeAnswer = (
-  status: number,
-  response: HttpClientResponse.HttpClientResponse,
-  body: ArrayBuffer,
-  token: Redacted.Redacted<string>
-): Answer => {
-  let headers: Headers.Headers | undefined
-  return {
-    status,
-    get headers() {
-      if (headers === undefined) headers = response.headers
-      return headers
-    },
-    body,
-    token
+/** The headers are read when asked for (most answers need none of them); a class: its getter is made once. */
+class LazyAnswer<B extends Body> implements Answer<B> {
+  #headers: Headers.Headers | undefined
+  constructor(
+    readonly status: number,
+    private readonly response: HttpClientResponse.HttpClientResponse,
+    readonly body: B,
+    readonly token: Redacted.Redacted<string>
+  ) {}
+  get headers(): Headers.Headers {
+    if (this.#headers === undefined) this.#headers = this.response.headers
+    return this.#headers
   }
 }
 
@@ -160,7 +168,10 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
   }
 
   /** Decides on a 429 or 5xx answer: the answer itself, or a (retryable) failure. */
-  const classify = (request: HttpClientRequest.HttpClientRequest, response: Answer): Effect.Effect<Answer, Attempted> =>
+  const classify = <B extends Body>(
+    request: HttpClientRequest.HttpClientRequest,
+    response: Answer<B>
+  ): Effect.Effect<Answer<B>, Attempted> =>
     Effect.gen(function* () {
       const status = response.status
       if (status === 429) {
@@ -188,23 +199,26 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
       const retryable =
         (isIdempotent(request.method) || Option.isSome(retryAfter)) &&
         !Option.exists(retryAfter, (wait) => Duration.greaterThan(wait, maxRetryAfter))
-      return retryable ? yield* Effect.fail(new Retryable(new ServerError(response), retryAfter)) : response
+      return retryable
+        ? yield* Effect.fail(new Retryable(new ServerError(response as Answer<Body>), retryAfter))
+        : response
     })
 
   /**
    * One attempt with `token`: the request, then its whole body, within `timeout` (past it the attempt is interrupted,
    * which aborts the request and frees its connection).
    */
-  const attempt = (
+  const attempt = <B extends Body>(
     request: HttpClientRequest.HttpClientRequest,
-    token: Redacted.Redacted<string>
-  ): Effect.Effect<Answer, Attempted> =>
+    token: Redacted.Redacted<string>,
+    read: Read<B>
+  ): Effect.Effect<Answer<B>, Attempted> =>
     Effect.suspend(() => {
       let answered = false
       return httpClient.execute(HttpClientRequest.bearerToken(request, token)).pipe(
         Effect.flatMap((response) => {
           answered = true
-          return Effect.map(response.arrayBuffer, (body) => ({ response, body }))
+          return Effect.map(read(response), (body) => ({ response, body }))
         }),
         Effect.catchAll((cause) => transportFailure(request, cause)),
         (self) => timeoutFail(self, timeout, () => timedOut(request, answered)),
@@ -215,7 +229,7 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
               new TransportError({ message: `the API answered ${describe(request)} with status ${status}`, status })
             )
           }
-          const answer = makeAnswer(status, response, body, token)
+          const answer = new LazyAnswer(status, response, body, token)
           // most answers need no decision: only 429 and 5xx are looked at
           return status === 429 || status >= 500 ? classify(request, answer) : Effect.succeed(answer)
         }),
@@ -234,31 +248,32 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
    * need no retry, so the first attempt runs before any retry state is built; only its retryable failure enters
    * `withRetries`, replayed as that policy's own first failure, so the delays and attempts are exactly its own.
    */
-  const round = (
+  const round = <B extends Body>(
     request: HttpClientRequest.HttpClientRequest,
-    token: Effect.Effect<Redacted.Redacted<string>, TokenFailure>
-  ) => {
-    const once = Effect.flatMap(token, (used) => attempt(request, used))
-    return once.pipe(
-      Effect.catchIf(
-        (failure): failure is Retryable<RetryableFailure> => failure instanceof Retryable,
-        (first) => {
-          let replay: Retryable<RetryableFailure> | undefined = first
-          const again = Effect.suspend(() => {
-            const failure = replay
-            replay = undefined
-            return failure === undefined ? once : Effect.fail(failure)
-          })
-          return withRetries<Answer, TokenFailure | RateLimitError | TransportError, RetryableFailure, never>(
+    token: Effect.Effect<Redacted.Redacted<string>, TokenFailure>,
+    read: Read<B>
+  ): Effect.Effect<Answer<B>, TokenFailure | RateLimitError | TransportError> => {
+    const once = Effect.flatMap(token, (used) => attempt(request, used, read))
+    return Effect.catchIf(
+      once,
+      (failure): failure is Retryable<RetryableFailure> => failure instanceof Retryable,
+      (first) => {
+        let replay: Retryable<RetryableFailure> | undefined = first
+        const again = Effect.suspend(() => {
+          const failure = replay
+          replay = undefined
+          return failure === undefined ? once : Effect.fail(failure)
+        })
+        // a 5xx that outlasts the retries is the answer; only the retries can end with one
+        return Effect.catchIf(
+          withRetries<Answer<B>, TokenFailure | RateLimitError | TransportError, RetryableFailure, never>(
             again,
             config.maxRetries
-          )
-        }
-      ),
-      Effect.catchIf(
-        (failure): failure is ServerError => failure instanceof ServerError,
-        (failure) => Effect.succeed(failure.answer)
-      )
+          ),
+          (failure): failure is ServerError => failure instanceof ServerError,
+          (failure) => Effect.succeed(failure.answer as Answer<B>)
+        )
+      }
     )
   }
 
@@ -288,32 +303,42 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
   }
 
   /** A 401 answered to `first.token`: one forced refresh and one more round. */
-  const unauthorized = (request: HttpClientRequest.HttpClientRequest, first: Answer, forceRefresh: ForceRefresh) =>
+  const unauthorized = <B extends Body>(
+    request: HttpClientRequest.HttpClientRequest,
+    first: Answer<B>,
+    forceRefresh: ForceRefresh,
+    read: Read<B>
+  ) =>
     Effect.gen(function* () {
       yield* Effect.logDebug(`${describe(request)}: answered 401, forcing one token refresh`)
       const fresh = yield* forceRefresh(first.token)
-      const second = yield* round(request, Effect.succeed(fresh))
+      const second = yield* round(request, Effect.succeed(fresh), read)
       if (second.status !== 401) return second
       const used = [first.token, fresh, second.token]
       return yield* rejected(request, errorPayload(second.body), true, used)
     })
 
   // no generator on the way of an ordinary answer
-  const execute = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<Answer, PolicyError> =>
-    Effect.flatMap(round(request, tokens.getAccessToken), (first) => {
+  const execute = <B extends Body>(
+    request: HttpClientRequest.HttpClientRequest,
+    read: Read<B>
+  ): Effect.Effect<Answer<B>, PolicyError> =>
+    Effect.flatMap(round(request, tokens.getAccessToken, read), (first) => {
       if (first.status !== 401) return Effect.succeed(first)
       return tokens.forceRefresh === undefined
         ? Effect.fail(rejected(request, errorPayload(first.body), false, [first.token]))
-        : unauthorized(request, first, tokens.forceRefresh)
+        : unauthorized(request, first, tokens.forceRefresh, read)
     })
 
   const send = (request: HttpClientRequest.HttpClientRequest) =>
-    execute(HttpClientRequest.setUrl(request, resolveUrl(config.apiUrl, request.url)))
+    execute(HttpClientRequest.setUrl(request, resolveUrl(config.apiUrl, request.url)), readText)
 
   const http = HttpClient.makeWith(
     (request: Effect.Effect<HttpClientRequest.HttpClientRequest>) =>
       Effect.flatMap(request, (req) =>
-        Effect.map(execute(req), (answer) => bufferedResponse(req, answer.status, () => answer.headers, answer.body))
+        Effect.map(execute(req, readBytes), (answer) =>
+          bufferedResponse(req, answer.status, () => answer.headers, answer.body)
+        )
       ),
     (request) => Effect.succeed(HttpClientRequest.setUrl(request, resolveUrl(config.apiUrl, request.url)))
   )

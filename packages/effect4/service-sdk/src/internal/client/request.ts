@@ -14,7 +14,9 @@ import {
   type TokenCacheError,
   type TransportError
 } from "../../ServiceError.js"
+import { withSpanWhenTraced } from "../liveServices.js"
 import { cleanUntrustedText, maskJson } from "../shared/redact.js"
+import { exitDecoder } from "./decode.js"
 import type { Answer, Policy } from "./requestPolicy.js"
 import { apiErrorMessage, errorPayload } from "./requestPolicy.js"
 import * as Schemas from "./schemas.js"
@@ -47,45 +49,69 @@ const queryParams = (query: Query): Array<[string, string]> =>
           : [[key, String(value)]]
   )
 
-const utf8 = new TextDecoder()
+type Decoder = (input: unknown) => Effect.Effect<unknown, unknown>
+
+/** Each schema's decoder, made once (not on every request). */
+const decoders = new WeakMap<object, Decoder>()
+
+/**
+ * The SDK's own schemas (plain structs: nothing asynchronous to run), decoded synchronously to an `Exit` (itself an
+ * Effect) through the compiled pass of `decode.ts`; a caller's own schema keeps `decodeUnknownEffect`.
+ */
+const synchronous = new WeakSet<object>()
+
+const decoderOf = <A>(schema: Schema.Codec<A, any>): ((input: unknown) => Effect.Effect<A, unknown>) => {
+  let decode = decoders.get(schema)
+  if (decode === undefined) {
+    decode = (synchronous.has(schema) ? exitDecoder(schema) : Schema.decodeUnknownEffect(schema)) as Decoder
+    decoders.set(schema, decode)
+  }
+  return decode as (input: unknown) => Effect.Effect<A, unknown>
+}
 
 export const make = (send: Policy["send"]): Request => {
-  const interpret = <A>(answer: Answer, label: string, schema: Schema.Codec<A, any> | undefined) =>
-    Effect.gen(function* () {
-      const status = answer.status
-      if (status < 200 || status >= 300) {
-        // The API may echo the request: its bearer token never reaches the error.
-        const payload = maskJson(errorPayload(answer.body), [Redacted.value(answer.token)])
-        const detail = apiErrorMessage(payload)
-        return yield* new ApiError({
+  // no generator: this runs once per request
+  const interpret = <A>(
+    answer: Answer<string>,
+    label: string,
+    schema: Schema.Codec<A, any> | undefined
+  ): Effect.Effect<A, ApiError> => {
+    const status = answer.status
+    if (status < 200 || status >= 300) {
+      // The API may echo the request: its bearer token never reaches the error.
+      const payload = maskJson(errorPayload(answer.body), [Redacted.value(answer.token)])
+      const detail = apiErrorMessage(payload)
+      return Effect.fail(
+        new ApiError({
           message: `${label} failed with ${status}${detail !== undefined ? `: ${cleanUntrustedText(detail)}` : ""}`,
           status,
           payload
         })
+      )
+    }
+    // read as text within its attempt already (requestPolicy.ts)
+    const text = answer.body
+    let body: unknown
+    if (status !== 204 && text.trim() !== "") {
+      try {
+        body = JSON.parse(text)
+      } catch {
+        return Effect.fail(new ApiError({ message: `the API's answer to ${label} (${status}) is not JSON`, status }))
       }
-      const text = utf8.decode(answer.body)
-      let body: unknown
-      if (status !== 204 && text.trim() !== "") {
-        try {
-          body = JSON.parse(text)
-        } catch {
-          return yield* new ApiError({ message: `the API's answer to ${label} (${status}) is not JSON`, status })
-        }
-      }
-      if (schema === undefined) return body as A
-      return yield* Schema.decodeUnknownEffect(schema)(body).pipe(
-        Effect.mapError(
-          () =>
-            new ApiError({
-              message:
-                body === undefined
-                  ? `the API's answer to ${label} (${status}) has no body, and one was expected`
-                  : `unexpected answer to ${label} (${status}): it does not match the expected shape`,
-              status
-            })
-        )
-      ) as Effect.Effect<A, ApiError>
-    })
+    }
+    if (schema === undefined) return Effect.succeed(body as A)
+    return Effect.mapError(
+      decoderOf(schema)(body),
+      () =>
+        new ApiError({
+          message:
+            body === undefined
+              ? `the API's answer to ${label} (${status}) has no body, and one was expected`
+              : `unexpected answer to ${label} (${status}): it does not match the expected shape`,
+          status
+        })
+    )
+  }
 
   return (method, path, options = {}) => {
     const label = `${method} ${path}`
@@ -95,7 +121,10 @@ export const make = (send: Policy["send"]): Request => {
       if (options.body !== undefined) request = HttpClientRequest.bodyJsonUnsafe(request, options.body)
       return Effect.flatMap(send(request), (answer) => interpret(answer, label, options.schema))
     }).pipe(
-      Effect.withSpan("ServiceClient.request", { attributes: { "http.request.method": method, "url.path": path } })
+      // no span at all when no tracer would see it
+      withSpanWhenTraced("ServiceClient.request", {
+        attributes: { "http.request.method": method, "url.path": path }
+      })
     )
   }
 }
@@ -103,6 +132,17 @@ export const make = (send: Policy["send"]): Request => {
 const segment = (value: string) => encodeURIComponent(value)
 
 const MaybePlaybackState = Schema.UndefinedOr(Schemas.PlaybackState)
+
+for (const schema of [
+  Schemas.User,
+  Schemas.Album,
+  Schemas.SavedTracksPage,
+  Schemas.FollowedArtists,
+  MaybePlaybackState,
+  Schemas.PlaylistSnapshot
+]) {
+  synchronous.add(schema)
+}
 
 /** The typed resources of the data API (DESIGN section 5), each one `request` with its method, path and Schema. */
 export const resources = (request: Request) => ({

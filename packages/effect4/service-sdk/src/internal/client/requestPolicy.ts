@@ -3,7 +3,8 @@
  *
  * - the bearer token is asked of the provider on every attempt; a token failure surfaces as is and is never retried
  *   here (the provider already retried its own endpoint: no nested retry storms);
- * - each attempt (headers and body) is bounded by `timeout`; the body is read within the attempt;
+ * - each attempt (headers and body) is bounded by `timeout` (`attemptTimeout.ts`: past it the attempt is
+ *   interrupted, which aborts its request); the body is read within the attempt;
  * - transport failures, timeouts and 5xx are retried with the shared backoff, up to `maxRetries`, for idempotent
  *   methods (RFC 9110 §9.2.2); a non-idempotent request only on a 429 or a 503 with `Retry-After`;
  * - 429 waits `Retry-After` (1 s when absent); a wait longer than `maxRetryAfter` fails at once with RateLimitError,
@@ -13,13 +14,19 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { constTrue } from "effect/Function"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import type * as Headers from "effect/http/Headers"
 import * as Redacted from "effect/Redacted"
 import { AuthenticationError, RateLimitError, type TokenCacheError, TransportError } from "../../ServiceError.js"
+import { traces } from "../liveServices.js"
 import { parseRetryAfter, Retryable, withRetries } from "../retry.js"
+import { bufferedWebResponse } from "../shared/bufferedResponse.js"
 import { describeCause, maskJson, maskSecrets, safeCause } from "../shared/redact.js"
+import { timeoutOrElse } from "./attemptTimeout.js"
 
 export interface PolicyConfig {
   /** The API's base URL, without a trailing slash. */
@@ -48,17 +55,44 @@ export const DEFAULT_RETRY_AFTER = Duration.seconds(1)
 export const isIdempotent = (method: string): boolean =>
   method === "GET" || method === "HEAD" || method === "PUT" || method === "DELETE" || method === "OPTIONS"
 
+/** A body read in full: its text (the SDK's own requests, which decode it anyway) or its bytes (`http`). */
+export type Body = string | ArrayBuffer
+
 /** An answer of the API, read in full within its attempt, and the bearer token it was obtained with. */
-export interface Answer {
+export interface Answer<B extends Body = Body> {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  readonly body: ArrayBuffer
+  readonly body: B
   readonly token: Redacted.Redacted<string>
+}
+
+/** How an attempt reads the body. */
+type Read<B extends Body> = (
+  response: HttpClientResponse.HttpClientResponse
+) => Effect.Effect<B, HttpClientError.HttpClientError>
+
+// the platform decodes text straight from the received body (no second decode)
+const readText: Read<string> = (response) => response.text
+const readBytes: Read<ArrayBuffer> = (response) => response.arrayBuffer
+
+/** The headers are read when asked for (most answers need none of them); a class: its getter is made once. */
+class LazyAnswer<B extends Body> implements Answer<B> {
+  #headers: Headers.Headers | undefined
+  constructor(
+    readonly status: number,
+    private readonly response: HttpClientResponse.HttpClientResponse,
+    readonly body: B,
+    readonly token: Redacted.Redacted<string>
+  ) {}
+  get headers(): Headers.Headers {
+    if (this.#headers === undefined) this.#headers = this.response.headers
+    return this.#headers
+  }
 }
 
 /** A 5xx worth another attempt; when the retries run out, it is the answer. */
 class ServerError {
-  constructor(readonly answer: Answer) {}
+  constructor(readonly answer: Answer<Body>) {}
 }
 
 type RetryableFailure = RateLimitError | TransportError | ServerError
@@ -72,9 +106,9 @@ export const resolveUrl = (apiUrl: string, url: string): string =>
 const utf8 = new TextDecoder()
 
 /** The decoded JSON body of an error response, or undefined when it is empty or not JSON. */
-export const errorPayload = (body: ArrayBuffer): unknown => {
+export const errorPayload = (body: Body): unknown => {
   try {
-    return JSON.parse(utf8.decode(body))
+    return JSON.parse(typeof body === "string" ? body : utf8.decode(body))
   } catch {
     return undefined
   }
@@ -100,7 +134,7 @@ const describe = (request: HttpClientRequest.HttpClientRequest) => `${request.me
 
 export interface Policy {
   /** Sends a request (path or URL under `apiUrl`) through the policy; the answer is read in full. */
-  readonly send: (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<Answer, PolicyError>
+  readonly send: (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<Answer<string>, PolicyError>
   /** The same, as an `HttpClient` whose responses hold the request without the token. */
   readonly http: HttpClient.HttpClient.With<PolicyError>
 }
@@ -108,7 +142,10 @@ export interface Policy {
 export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: HttpClient.HttpClient): Policy => {
   const { maxRetryAfter, timeout } = config
 
-  const classify = (request: HttpClientRequest.HttpClientRequest, answer: Answer) =>
+  const classify = <B extends Body>(
+    request: HttpClientRequest.HttpClientRequest,
+    answer: Answer<B>
+  ): Effect.Effect<Answer<B>, RateLimitError | Retryable<RetryableFailure>> =>
     Effect.gen(function* () {
       if (answer.status === 429) {
         const retryAfter = (yield* parseRetryAfter(answer.headers["retry-after"])) ?? DEFAULT_RETRY_AFTER
@@ -133,50 +170,65 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
         (isIdempotent(request.method) || retryAfter !== undefined) &&
         !(retryAfter !== undefined && Duration.isGreaterThan(retryAfter, maxRetryAfter))
       return retryable
-        ? yield* Effect.fail(new Retryable<RetryableFailure>(new ServerError(answer), retryAfter))
+        ? yield* Effect.fail(new Retryable<RetryableFailure>(new ServerError(answer as Answer<Body>), retryAfter))
         : answer
     })
 
-  const attempt = (request: HttpClientRequest.HttpClientRequest, token: Redacted.Redacted<string>) =>
-    httpClient.execute(HttpClientRequest.bearerToken(request, Redacted.value(token))).pipe(
-      Effect.flatMap((response) =>
-        Effect.map(response.arrayBuffer, (body) => ({ status: response.status, headers: response.headers, body }))
-      ),
-      Effect.catchTag("HttpClientError", (cause) => {
-        const error = new TransportError({
-          message: `cannot reach the API (${describe(request)}): ${maskSecrets(describeCause(cause.reason), [Redacted.value(token)])}`,
-          cause: safeCause(cause.reason)
-        })
-        return Effect.fail(isIdempotent(request.method) ? new Retryable<RetryableFailure>(error) : error)
-      }),
-      Effect.timeoutOrElse({
-        duration: timeout,
-        orElse: () => {
-          const error = new TransportError({
-            message: `the API did not answer ${describe(request)} within ${Duration.format(timeout)}`
-          })
-          return Effect.fail(isIdempotent(request.method) ? new Retryable<RetryableFailure>(error) : error)
-        }
-      }),
-      Effect.flatMap(({ status, headers, body }) => {
-        const answer: Answer = { status, headers, body, token }
-        return status === 429 || status >= 500 ? classify(request, answer) : Effect.succeed(answer)
-      })
-    )
-
-  const round = (
+  const transportFailure = (
     request: HttpClientRequest.HttpClientRequest,
-    token: Effect.Effect<Redacted.Redacted<string>, TokenFailure>
+    token: Redacted.Redacted<string>,
+    cause: HttpClientError.HttpClientError
+  ) => {
+    const error = new TransportError({
+      message: `cannot reach the API (${describe(request)}): ${maskSecrets(describeCause(cause.reason), [Redacted.value(token)])}`,
+      cause: safeCause(cause.reason)
+    })
+    return Effect.fail(isIdempotent(request.method) ? new Retryable<RetryableFailure>(error) : error)
+  }
+
+  const timedOut = (request: HttpClientRequest.HttpClientRequest) => () => {
+    const error = new TransportError({
+      message: `the API did not answer ${describe(request)} within ${Duration.format(timeout)}`
+    })
+    return Effect.fail(isIdempotent(request.method) ? new Retryable<RetryableFailure>(error) : error)
+  }
+
+  /** One attempt with `token`: the request, then its whole body, within `timeout`. */
+  const attempt = <B extends Body>(
+    request: HttpClientRequest.HttpClientRequest,
+    token: Redacted.Redacted<string>,
+    read: Read<B>
+  ): Effect.Effect<Answer<B>, RateLimitError | TransportError | Retryable<RetryableFailure>> =>
+    Effect.withFiber((fiber) => {
+      const sent = httpClient.execute(HttpClientRequest.bearerToken(request, Redacted.value(token)))
+      // the platform's `http.client` span (and its trace headers) only when a tracer would see it
+      return (traces(fiber) ? sent : Effect.provideService(sent, HttpClient.TracerDisabledWhen, constTrue)).pipe(
+        Effect.flatMap((response) =>
+          Effect.map(read(response), (body) => new LazyAnswer(response.status, response, body, token))
+        ),
+        Effect.catchTag("HttpClientError", (cause) => transportFailure(request, token, cause)),
+        (self) => timeoutOrElse(self, timeout, timedOut(request)),
+        Effect.flatMap((answer) =>
+          // most answers need no decision: only 429 and 5xx are looked at
+          answer.status === 429 || answer.status >= 500 ? classify(request, answer) : Effect.succeed(answer)
+        )
+      )
+    })
+
+  const round = <B extends Body>(
+    request: HttpClientRequest.HttpClientRequest,
+    token: Effect.Effect<Redacted.Redacted<string>, TokenFailure>,
+    read: Read<B>
   ) =>
     withRetries(
-      Effect.flatMap(token, (used) => attempt(request, used)),
+      Effect.flatMap(token, (used) => attempt(request, used, read)),
       config.maxRetries
     ).pipe(
       Effect.catchIf(
         (failure): failure is ServerError => failure instanceof ServerError,
-        (failure) => Effect.succeed(failure.answer)
+        (failure) => Effect.succeed(failure.answer as Answer<B>)
       )
-    ) as Effect.Effect<Answer, PolicyError>
+    ) as Effect.Effect<Answer<B>, PolicyError>
 
   const rejected = (
     request: HttpClientRequest.HttpClientRequest,
@@ -199,8 +251,11 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
     })
   }
 
-  const execute = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<Answer, PolicyError> =>
-    Effect.flatMap(round(request, tokens.getAccessToken), (first) => {
+  const execute = <B extends Body>(
+    request: HttpClientRequest.HttpClientRequest,
+    read: Read<B>
+  ): Effect.Effect<Answer<B>, PolicyError> =>
+    Effect.flatMap(round(request, tokens.getAccessToken, read), (first) => {
       if (first.status !== 401) return Effect.succeed(first)
       const forceRefresh = tokens.forceRefresh
       if (forceRefresh === undefined) {
@@ -209,26 +264,26 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
       return Effect.gen(function* () {
         yield* Effect.logDebug(`${describe(request)}: answered 401, forcing one token refresh`)
         const fresh = yield* forceRefresh(first.token)
-        const second = yield* round(request, Effect.succeed(fresh))
+        const second = yield* round(request, Effect.succeed(fresh), read)
         if (second.status !== 401) return second
         return yield* rejected(request, errorPayload(second.body), true, [first.token, fresh, second.token])
       })
     })
 
   const send = (request: HttpClientRequest.HttpClientRequest) =>
-    execute(HttpClientRequest.setUrl(request, resolveUrl(config.apiUrl, request.url)))
+    execute(HttpClientRequest.setUrl(request, resolveUrl(config.apiUrl, request.url)), readText)
 
-  // responses are made again on the request as it was before the token was attached
+  // responses are made again on the request as it was before the token was attached, over the bytes already read
+  // (`packages/shared/src/bufferedResponse.ts`: no body stream, headers on demand)
   const http = HttpClient.makeWith(
     (request: Effect.Effect<HttpClientRequest.HttpClientRequest>) =>
       Effect.flatMap(request, (req) =>
-        Effect.map(execute(req), (answer) => {
-          const empty = answer.body.byteLength === 0 || [204, 205, 304].includes(answer.status)
-          return HttpClientResponse.fromWeb(
+        Effect.map(execute(req, readBytes), (answer) =>
+          HttpClientResponse.fromWeb(
             req,
-            new Response(empty ? null : answer.body, { status: answer.status, headers: Object.entries(answer.headers) })
+            bufferedWebResponse(answer.status, () => answer.headers, answer.body)
           )
-        })
+        )
       ),
     (request) => Effect.succeed(HttpClientRequest.setUrl(request, resolveUrl(config.apiUrl, request.url)))
   )
