@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
+import { slowFirst } from "./scripts/test/slowFirst.mjs"
 import { defineConfig } from "vitest/config"
 import projects from "./vitest.workspace.js"
 
@@ -17,7 +18,7 @@ const workers = Number(process.env.SERVICE_SDK_TEST_WORKERS) || availableParalle
  * Files known to take the longest start first, so that they do not become the tail of the run (vitest otherwise
  * orders by the durations it cached from the last run, or by file size on a fresh clone).
  */
-const slowFirst = [
+const slowFirstHints = [
   "packages/redis/test/faults/failover",
   "packages/bench/test/quick.test.ts",
   "packages/emulator/test/integration/userTokens.test.ts",
@@ -29,15 +30,7 @@ const slowFirst = [
 
 class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: Array<TestSpecification>) {
-    const sorted = await super.sort(files)
-    const rank = (spec: TestSpecification) => {
-      const index = slowFirst.findIndex((hint) => spec.moduleId.includes(hint))
-      return index === -1 ? slowFirst.length : index
-    }
-    return sorted
-      .map((spec, index) => ({ spec, index }))
-      .sort((a, b) => rank(a.spec) - rank(b.spec) || a.index - b.index)
-      .map(({ spec }) => spec)
+    return slowFirst(slowFirstHints, await super.sort(files))
   }
 }
 

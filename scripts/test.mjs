@@ -2,10 +2,13 @@
 // `npm test`: type-check (tsc -b, both lines), then every vitest project (the bench smoke test included) with lint
 // (biome) and the API reference (npm run docs) running beside it. The consumer tests run on the supported Node that
 // the Effect 4 line installs (scripts/effect4.mjs), beside the rest; then the Effect 4 line's suites (vitest 5, on
-// that Node). With `--project` arguments only the root vitest runs, with them.
+// that Node). The consumer tests of both lines install the tarballs of one `npm run pack` (scripts/pack.mjs), made
+// here beside the Effect 3 line's suites (SERVICE_SDK_PACKED names its packages.json). With `--project` arguments only
+// the root vitest runs, with them.
 // Ends with one line `tests: N passed, M failed, K skipped`; exits non-zero on any failure or when N is 0.
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { effect4Dir, effect4Node, effect4Vitest } from "./effect4.mjs"
 
@@ -18,8 +21,11 @@ const run = (label, command, args) => {
   const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: process.env })
   return result.status === 0
 }
-/** Runs beside vitest with its output held back, printed when it is done (so it does not interleave). */
-const runBeside = (label, command, args) =>
+/**
+ * Runs beside vitest with its output held back, printed when it is done (so it does not interleave); `quiet`: printed
+ * only on a failure.
+ */
+const runBeside = (label, command, args, quiet = false) =>
   new Promise((resolve) => {
     const child = spawn(command, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: process.env })
     let output = ""
@@ -30,7 +36,8 @@ const runBeside = (label, command, args) =>
       output += chunk
     })
     child.on("close", (code) => {
-      console.log(`\n> ${label}: ${show(command, args)}\n${output.trimEnd()}`)
+      const shown = quiet && code === 0 ? "done" : output.trimEnd()
+      console.log(`\n> ${label}: ${show(command, args)}\n${shown}`)
       resolve(code === 0)
     })
   })
@@ -54,9 +61,22 @@ const slowFiles = [
   "**/startup.test.ts",
   "**/package.test.ts",
   "**/integration/userTokens.test.ts",
+  // the CLI's suites that run its built bin as a process (each builds it first: tsc -b and a bundle)
+  "**/cli.test.ts",
+  "**/help.test.ts",
+  "**/hardening.test.ts",
+  "**/login.pkce.test.ts",
+  "**/signInEnd.test.ts",
   "**/test/docs/**",
   "**/toolchain/**"
 ].flatMap((glob) => ["--exclude", glob])
+/**
+ * The Effect 4 line's unit files share their worker's loaded modules (`--no-isolate`): Effect and the sources are
+ * imported once per worker, not once per file. (The Effect 3 line's run does not: with vitest 3 it ended with
+ * "Terminating worker thread" in 2 of 3 tries, a worker that does not end, so its files stay isolated.) `npm test`
+ * keeps every file of both lines isolated, so a test that leaks state into another still fails there.
+ */
+const shareModules = "--no-isolate"
 const fastArgs = [...["service-sdk", "emulator", "promise", "cli"].map((name) => `--project=${name}`), ...slowFiles]
 const extraArgs = fast ? fastArgs : process.argv.slice(2)
 const results = join(root, ".vitest-results.json")
@@ -73,11 +93,11 @@ const beside = [
   ["lint", runBeside("lint", bin("biome"), ["check", "."])],
   ...(fast ? [] : [["docs", runBeside("docs", process.execPath, [join(root, "scripts", "docs", "build.mjs")])]])
 ]
-const vitest = (label, node, script, args, cwd, output) =>
+const vitest = (label, node, script, args, cwd, output, env = {}) =>
   new Promise((resolve) => {
     const all = ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${output}`, ...args]
     console.log(`\n> ${label}: ${show(node, [script, ...all])}`)
-    spawn(node, [script, ...all], { cwd, stdio: "inherit", env: process.env })
+    spawn(node, [script, ...all], { cwd, stdio: "inherit", env: { ...process.env, ...env } })
       // a missing Node or vitest (packages/effect4 not installed: run npm install) fails the step, not the script
       .on("error", (error) => {
         console.log(`\n> ${label} could not start: ${error.message} (run npm install)`)
@@ -90,9 +110,31 @@ const consumerResults = join(root, ".vitest-results.consumer.json")
 const effect4Results = join(root, ".vitest-results.effect4.json")
 for (const file of [consumerResults, effect4Results]) rmSync(file, { force: true })
 const everything = !extraArgs.some((arg) => arg === "--project" || arg.startsWith("--project="))
+// `npm run pack` once (both lines: `tsc -b`, then `npm pack` with the bundling prepacks) for the consumer tests of
+// both lines (each packed both lines for itself before: three packs a run); SERVICE_SDK_PACKED names its result
+const packs = everything ? mkdtempSync(join(tmpdir(), "service-sdk-test-packs-")) : ""
+const packed = everything
+  ? runBeside(
+      "pack for the consumer tests",
+      process.execPath,
+      [join(root, "scripts", "pack.mjs"), "--out", packs],
+      true
+    )
+  : Promise.resolve(true)
+const packedEnv = packed.then((ok) => (ok && everything ? { SERVICE_SDK_PACKED: join(packs, "packages.json") } : {}))
 // the consumer tests (npm installs, mostly waiting) on the supported Node, beside the Effect 3 line's suites
 const consumerRun = everything
-  ? vitest("consumer tests (supported Node)", effect4Node, rootVitest, ["--project=*consumer"], root, consumerResults)
+  ? packedEnv.then((env) =>
+      vitest(
+        "consumer tests (supported Node)",
+        effect4Node,
+        rootVitest,
+        ["--project=*consumer"],
+        root,
+        consumerResults,
+        env
+      )
+    )
   : Promise.resolve(true)
 const vitestOk = await vitest(
   "vitest",
@@ -109,18 +151,20 @@ if (fast) {
       "Effect 4 line",
       effect4Node,
       effect4Vitest,
-      ["--project=effect4-service-sdk", ...slowFiles],
+      ["--project=effect4-service-sdk", shareModules, ...slowFiles],
       effect4Dir,
       effect4Results
     )
   ])
 }
 if (everything) {
+  steps.push(["pack", await packed])
   steps.push(["consumer tests", await consumerRun])
   steps.push([
     "vitest (Effect 4 line)",
-    await vitest("Effect 4 line", effect4Node, effect4Vitest, [], effect4Dir, effect4Results)
+    await vitest("Effect 4 line", effect4Node, effect4Vitest, [], effect4Dir, effect4Results, await packedEnv)
   ])
+  rmSync(packs, { recursive: true, force: true })
 }
 for (const [name, done] of beside) steps.push([name, await done])
 steps.push(["vitest", vitestOk])

@@ -1,5 +1,8 @@
+import { availableParallelism } from "node:os"
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
+import { BaseSequencer, type TestSpecification } from "vitest/node"
+import { slowFirst } from "../../scripts/test/slowFirst.mjs"
 
 // The Effect 4 line's suites, on the Node this project installs (scripts/effect4.mjs). Workspace packages resolve to
 // their TypeScript sources (the "source" export condition), so tests need no build.
@@ -21,6 +24,22 @@ const project = (name: string, test: Record<string, unknown> = {}) => ({
 // The Redis fault and failover suites are the Effect 3 line's (packages/redis/test/faults/support, plain vitest and
 // Promises) run with Effect 4 worker processes: their `vitest` imports must reach this vitest, not the root's.
 const thisVitest = fileURLToPath(new URL("./node_modules/vitest/dist/index.js", import.meta.url))
+
+/**
+ * Files side by side, as the root's vitest.config.ts does and for the same reason: the fault, process and consumer
+ * suites mostly wait (failovers, expiries, npm), and vitest's default on 2 cores (cores − 1) ran them one at a time.
+ * Workers: cores + 1, or SERVICE_SDK_TEST_WORKERS.
+ */
+const workers = Number(process.env.SERVICE_SDK_TEST_WORKERS) || availableParallelism() + 1
+
+/** The longest files start first, so that none of them is the tail of the run. */
+const slowFirstHints = ["redis/test/faults/failover", "consumer/", "redis/test/faults/", "processes", "mixedFleet"]
+
+class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: Array<TestSpecification>) {
+    return slowFirst(slowFirstHints, await super.sort(files))
+  }
+}
 
 export default defineConfig({
   test: {
@@ -54,6 +73,8 @@ export default defineConfig({
         }
       }
     ],
-    pool: "forks"
+    pool: "forks",
+    maxWorkers: workers,
+    sequence: { sequencer: SlowFirstSequencer }
   }
 })

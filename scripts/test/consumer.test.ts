@@ -14,6 +14,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Packed, publishablePackages } from "../pack.mjs"
+import { packedByTheRun } from "./packed.js"
 
 const root = join(import.meta.dirname, "..", "..")
 const bin = (name: string) => join(root, "node_modules", ".bin", name)
@@ -51,11 +52,17 @@ let tarballs: Record<string, string> = {}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "service-sdk-consumer-"))
-  const packs = join(dir, "packs")
-  // `npm run pack`, into a folder of this test's own
-  const packing = await run(process.execPath, [join(root, "scripts", "pack.mjs"), "--out", packs, "--json"], root)
-  if (packing.status !== 0) throw new Error(`npm run pack failed:\n${packing.output}`)
-  const packed = JSON.parse(packing.stdout) as Packed
+  // `npm run pack`: the run's (npm test packs both lines once for every consumer test), or into a folder of this
+  // test's own
+  const byTheRun = packedByTheRun()
+  const packs = byTheRun?.dir ?? join(dir, "packs")
+  let packed: Packed
+  if (byTheRun !== undefined) packed = byTheRun.packed
+  else {
+    const packing = await run(process.execPath, [join(root, "scripts", "pack.mjs"), "--out", packs, "--json"], root)
+    if (packing.status !== 0) throw new Error(`npm run pack failed:\n${packing.output}`)
+    packed = JSON.parse(packing.stdout) as Packed
+  }
   tarballs = { ...packed.tarballs }
   expect(readdirSync(packs).filter((file) => file.endsWith(".tgz")).length).toBe(packages.length)
 

@@ -19,6 +19,7 @@ import { tmpdir } from "node:os"
 import { promisify } from "node:util"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { packedByTheRun } from "./packed.js"
 
 const root = join(import.meta.dirname, "..", "..")
 const EFFECT_4 = "4"
@@ -89,12 +90,17 @@ const runExamples = async (cwd: string) => {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "service-sdk-promise-consumer-"))
-  const packs = join(dir, "packs")
-  mkdirSync(packs)
-  const [packed] = JSON.parse(
-    await npm(["pack", "--json", "--pack-destination", packs], join(root, "packages", "promise"))
-  )
-  tarball = join(packs, packed.filename.replace(/^@/, "").replace("/", "-"))
+  // the tarball `npm test` packed once for every consumer test, or one packed here
+  const byTheRun = packedByTheRun()?.packed.tarballs["@service-sdk/promise"]
+  if (byTheRun !== undefined) tarball = byTheRun
+  else {
+    const packs = join(dir, "packs")
+    mkdirSync(packs)
+    const [packed] = JSON.parse(
+      await npm(["pack", "--json", "--pack-destination", packs], join(root, "packages", "promise"))
+    )
+    tarball = join(packs, packed.filename.replace(/^@/, "").replace("/", "-"))
+  }
   emulator = await Emulator.start({})
   env = {
     SERVICE_SDK_CLIENT_ID: emulator.clientId,

@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunningEmulator, startEmulator } from "../service-sdk/test/support/emulator.js"
 
 const root = join(import.meta.dirname, "..", "..", "..")
+/** What `scripts/pack.mjs --json` prints (and writes to its folder's packages.json): the Effect 4 line's part. */
+type Packed = { readonly effect4: { readonly install: string; readonly tarballs: Record<string, string> } }
 const effect4 = join(root, "packages", "effect4")
 const node = process.execPath
 /** The machine's npm, run by this Node (so npm judges `engines` against the Node the app runs on). */
@@ -53,9 +55,16 @@ let emulator: RunningEmulator
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "service-sdk-effect4-consumer-"))
-  const packing = await run(node, [join(root, "scripts", "pack.mjs"), "--out", join(dir, "packs"), "--json"], root)
-  if (packing.status !== 0) throw new Error(`npm run pack failed:\n${packing.output}`)
-  const packed = JSON.parse(packing.stdout) as { effect4: { install: string; tarballs: Record<string, string> } }
+  // `npm run pack`: the run's (npm test packs both lines once for every consumer test and names its packages.json in
+  // SERVICE_SDK_PACKED, as scripts/test/packed.ts reads it), or one of this test's own
+  let packed: Packed
+  const byTheRun = process.env.SERVICE_SDK_PACKED
+  if (byTheRun !== undefined && byTheRun !== "") packed = JSON.parse(readFileSync(byTheRun, "utf8")) as Packed
+  else {
+    const packing = await run(node, [join(root, "scripts", "pack.mjs"), "--out", join(dir, "packs"), "--json"], root)
+    if (packing.status !== 0) throw new Error(`npm run pack failed:\n${packing.output}`)
+    packed = JSON.parse(packing.stdout) as Packed
+  }
   expect(Object.keys(packed.effect4.tarballs)).toEqual(["service-sdk", "@service-sdk/redis"])
   tarballs = packed.effect4.tarballs
 

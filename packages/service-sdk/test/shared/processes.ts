@@ -63,6 +63,8 @@ export interface Report {
   readonly byUser: Readonly<
     Record<string, { errors: number; maxMs: number; medianMs: number; messages: ReadonlyArray<string> }>
   >
+  /** mode "users": every user's calls, failed or not */
+  readonly callsByUser?: Readonly<Record<string, number>>
 }
 
 /** One worker process and what it said. */
@@ -199,7 +201,11 @@ export class Fleet {
 
   /** The workers' reports, merged. */
   async report(): Promise<Report> {
-    const reports = await Promise.all(this.workers.map((worker) => worker.report()))
+    return Fleet.merge(await Promise.all(this.workers.map((worker) => worker.report())))
+  }
+
+  /** Reports merged: counts summed, the slowest figures kept (calls per user summed too). */
+  static merge(reports: ReadonlyArray<Report>): Report {
     const errors: Record<string, number> = {}
     const byUser: Record<string, { errors: number; maxMs: number; medianMs: number; messages: Array<string> }> = {}
     for (const report of reports) {
@@ -213,12 +219,19 @@ export class Fleet {
         merged.messages.push(...entry.messages)
       }
     }
+    const callsByUser: Record<string, number> = {}
+    for (const report of reports) {
+      for (const [user, calls] of Object.entries(report.callsByUser ?? {})) {
+        callsByUser[user] = (callsByUser[user] ?? 0) + calls
+      }
+    }
     return {
       calls: reports.reduce((sum, report) => sum + report.calls, 0),
       errors,
       maxMs: Math.max(0, ...reports.map((report) => report.maxMs)),
       tokens: [...new Set(reports.flatMap((report) => report.tokens))],
-      byUser
+      byUser,
+      callsByUser
     }
   }
 

@@ -3,7 +3,8 @@
 // config: { mode: "file" | "handWritten" | "casOnly" | "holdLock" | "users", path, authUrl, apiUrl?, clientId,
 //           clientSecret, callers, pauseMs, skew, lockTtl?, users? (ids, mode "users") }
 // Prints one JSON line per event on stdout: {"event":"ready"}, {"event":"refresh","rt":<hash>} (a refresh token
-// presented), {"event":"invalid_grant"}, {"event":"locked"} (holdLock), {"event":"report", ...}. Commands on stdin,
+// presented), {"event":"invalid_grant"}, {"event":"locked"} (holdLock), {"event":"report", ...} (mode "users": with
+// every user's calls, failed or not, in `callsByUser`). Commands on stdin,
 // one per line: "go" (callers start), "pause" (callers
 // finish their call and wait), "report" (counts since the last report), "signOut <userId>", "stop".
 // Tokens are reported as short hashes only.
@@ -110,7 +111,7 @@ const handWritten = (path, withLockDeclared) => {
   return cache
 }
 
-const fresh = () => ({ calls: 0, errors: {}, maxMs: 0, tokens: new Set(), byUser: {} })
+const fresh = () => ({ calls: 0, errors: {}, maxMs: 0, tokens: new Set(), byUser: {}, callsByUser: {} })
 let stats = fresh()
 let running = false
 /** Calls under way. */
@@ -119,6 +120,7 @@ let stopping = false
 
 const record = (key, exit, ms) => {
   stats.calls++
+  if (key !== undefined) stats.callsByUser[key] = (stats.callsByUser[key] ?? 0) + 1
   stats.maxMs = Math.max(stats.maxMs, ms)
   if (exit._tag === "Right") {
     stats.tokens.add(hash(Redacted.value(exit.right)))
@@ -169,7 +171,8 @@ const report = () => {
     errors: stats.errors,
     maxMs: Math.round(stats.maxMs),
     tokens: [...stats.tokens],
-    byUser
+    byUser,
+    callsByUser: stats.callsByUser
   })
   stats = fresh()
 }

@@ -14,7 +14,7 @@ import { accessOf, delayedFileSystem, fileCache, STEPS, type Step, tempDir, toke
 const cacheOn = (path: string, layer: ReturnType<typeof delayedFileSystem>, options: TokenCache.FileOptions) =>
   TokenCache.file(path, options).pipe(Effect.provide(layer))
 
-describe("compareAndSet: two writers that expected the same entry, a delay at every step of one of them", () => {
+describe.concurrent("compareAndSet: two writers that expected the same entry, a delay at every step of one of them", () => {
   for (const step of STEPS) {
     it.live(`${step} delayed: at most one wins, and the entry holds the winner's token`, () =>
       Effect.gen(function* () {
@@ -64,7 +64,7 @@ describe("compareAndSet: two writers that expected the same entry, a delay at ev
   )
 })
 
-describe("takeover: waiters that judge one lock stale at once, a delay at every step of some of them", () => {
+describe.concurrent("takeover: waiters that judge one lock stale at once, a delay at every step of some of them", () => {
   const scopes = [
     ["the lock file", (file: string) => file.endsWith(".lock")],
     ["the lock's files", (file: string) => file.includes(".lock")]

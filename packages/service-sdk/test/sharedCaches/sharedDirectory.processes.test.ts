@@ -87,14 +87,28 @@ describe("one TokenStore.directory shared by two worker processes (UserTokens)",
           // a whole token lifetime later (every other user renewed again), user-7's entry is still gone
           await sleep(LIFETIME_S * 1000 + 500)
           await fleet.pause()
-          const after = await fleet.report()
+          // worker 1's report covers only this window (it reported just after the sign-out)
+          const reports = await Promise.all(fleet.workers.map((worker) => worker.report()))
+          const after = Fleet.merge(reports)
           expect(existsSync(join(dir, TokenStore.fileName(signedOut)))).toBe(false)
           const user = after.byUser[signedOut]
           expect(user?.errors).toBeGreaterThan(0)
           expect(user?.messages.every((message) => message.startsWith("not signed in"))).toBe(true)
-          // fails fast (issue 21.5): no 2.25 s wait per call for a renewal that might bring the entry back; the
-          // median, not the slowest call, so that one call held up by the loaded machine does not count
-          expect(user?.medianMs).toBeLessThan(1000)
+          // fails fast (issue 21.5): no 2.25 s wait per call for a renewal that might bring the entry back. Counted,
+          // not timed: each user's caller calls, pauses 100 ms and calls again, so in this window worker 1 called
+          // for user-7 about as often as for the others (measured: 12-18 calls against a median of 21-26), where a
+          // 2.25 s wait per failed call allows 2 (measured with that wait put into the worker: 2 against 22); a
+          // loaded machine slows every user's caller alike
+          const calls = reports[1]?.callsByUser ?? {}
+          const others = USERS.filter((id) => id !== signedOut)
+            .map((id) => calls[id] ?? 0)
+            .sort((a, b) => a - b)
+          const median = others[Math.floor(others.length / 2)]!
+          expect(median).toBeGreaterThan(0)
+          expect(
+            calls[signedOut] ?? 0,
+            `calls for ${signedOut} against the others' median ${median}`
+          ).toBeGreaterThanOrEqual(median / 4)
           expect(Object.keys(after.byUser)).toEqual([signedOut])
           expect(fleet.invalidGrants).toBe(0)
           expect(duplicates(fleet.presented)).toEqual([])

@@ -26,7 +26,7 @@ const slowed =
 
 const options = { ttlMillis: 300, waitMillis: 10_000 }
 
-describe("compare-and-set: two writers that expected the same entry, one step of one of them slowed", () => {
+describe.concurrent("compare-and-set: two writers that expected the same entry, one step of one of them slowed", () => {
   for (const step of STEPS) {
     it.live(`${step} slowed: at most one wins, and the entry holds the winner's token`, () =>
       Effect.gen(function* () {
@@ -53,7 +53,7 @@ describe("compare-and-set: two writers that expected the same entry, one step of
   }
 })
 
-describe("takeover: waiters that judge one stale lock at once, one step of some of them slowed", () => {
+describe.concurrent("takeover: waiters that judge one stale lock at once, one step of some of them slowed", () => {
   for (const step of STEPS) {
     it.live(`${step} slowed: one holder at a time`, () =>
       Effect.gen(function* () {
