@@ -107,14 +107,14 @@ const { metafile } = await build({
   format: "cjs",
   platform: "node",
   target: "node20",
-  // Names kept (readable stack frames); minified, but in lines of about 80 characters (an unhandled rejection prints
-  // one short source line, not a one-line bundle). The public classes also name themselves (ServiceError.ts,
-  // src/index.ts: `e.name`, `constructor.name`, stack headers read `AuthenticationError`), so `keepNames: false`
-  // would only cost the frames' function names: it saves its ~2,000 `__name` calls at import (~3 ms of a cold start,
-  // 40 KB; docs/decisions.md 31.22)
+  // Minified, in lines of about 80 characters (an unhandled rejection prints one short source line, not a one-line
+  // bundle). The public classes name themselves (ServiceError.ts, src/index.ts: `e.name`, `constructor.name`, stack
+  // headers read `AuthenticationError`), and the source map beside the bundle gives frames their real names
+  // (`node --enable-source-maps`), so esbuild's `keepNames` and its ~2,000 `__name` calls at import (~3 ms of a cold
+  // start, 40 KB) are left out (docs/decisions.md 31.25)
   minify: true,
   lineLimit: 80,
-  keepNames: true,
+  keepNames: false,
   treeShaking: true,
   sourcemap: true,
   sourcesContent: false,
