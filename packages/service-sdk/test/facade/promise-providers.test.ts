@@ -63,6 +63,16 @@ describe("AsyncClientCredentials", () => {
     expect(requests).toHaveLength(2)
   })
 
+  it("a call after close() is refused even while a shared call is still pending", async () => {
+    const { httpClient } = mock(() => Effect.delay(Effect.succeed(tokenResponse("late")), "50 millis"))
+    const provider = new AsyncClientCredentials({ ...credentials, httpClient })
+    const pending = provider.getAccessToken()
+    pending.catch(() => undefined)
+    const closing = provider.close()
+    await expect(provider.getAccessToken()).rejects.toBeInstanceOf(ConfigurationError)
+    await closing
+  })
+
   it("a failed shared call rejects every joiner with the same error, and the next call starts anew", async () => {
     const { requests, httpClient } = mock((_request, call) =>
       call === 0

@@ -89,8 +89,8 @@ export abstract class AsyncTokenProvider<R = TokenProvider> {
    * a fiber per plain caller costs more than the renewal itself in a herd.
    */
   getAccessToken(): Promise<string> {
-    if (this.#pending !== undefined) return this.#pending
     const { peek, runtime, service } = this.#source
+    if (this.#pending !== undefined && !runtime.closed) return this.#pending
     const cached = peek?.()
     if (cached !== undefined && !runtime.closed) return Promise.resolve(Redacted.value(cached))
     const pending = runtime.run(service.getAccessToken).then(Redacted.value)
