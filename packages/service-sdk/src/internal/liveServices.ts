@@ -29,7 +29,7 @@ export const onLiveClock = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolea
   isLiveClock(Context.get(fiber.currentDefaultServices, Clock.Clock))
 
 /** Whether spans made in `fiber` would reach anyone (see {@link tracing}), read synchronously. */
-const traces = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =>
+export const traces = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =>
   fiber.getFiberRef(FiberRef.currentTracerEnabled) && fiber.currentTracer !== liveOnes().tracer
 
 /**

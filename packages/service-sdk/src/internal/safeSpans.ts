@@ -13,7 +13,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
-import { tracing } from "./liveServices.js"
+import { traces } from "./liveServices.js"
 import { safeCause } from "./redact.js"
 
 const safeUrl = (raw: string): URL | undefined => {
@@ -59,14 +59,28 @@ const traced = (client: HttpClient.HttpClient, request: HttpClientRequest.HttpCl
     )
   })
 
+/** The platform's span predicate for the SDK's requests: never its own span. */
+const always = () => true
+
+/**
+ * Turns the platform's own `http.client` span off for the rest of a fiber the SDK owns (a request attempt's own
+ * fiber, `client/attemptTimeout.ts`), so that {@link withSafeSpans} needs no per-request `FiberRef` scope there.
+ * Never run it in a caller's fiber: it would stay set there.
+ */
+export const platformSpansOff: Effect.Effect<void> = FiberRef.set(HttpClient.currentTracerDisabledWhen, always)
+
 /** `client` with the SDK's safe `http.client` span instead of the platform's. */
 export const withSafeSpans = (client: HttpClient.HttpClient): HttpClient.HttpClient => {
-  const untraced = HttpClient.withTracerDisabledWhen(client, () => true)
+  const untraced = HttpClient.withTracerDisabledWhen(client, always)
   return HttpClient.makeWith(
     (request: Effect.Effect<HttpClientRequest.HttpClientRequest>) =>
       Effect.flatMap(request, (req) =>
-        // no span nobody would see (Effect's default tracer records nothing)
-        Effect.flatMap(tracing, (enabled) => (enabled ? traced(untraced, req) : untraced.execute(req)))
+        Effect.withFiberRuntime((fiber) => {
+          // the platform's span is already off in this fiber (`platformSpansOff`): no scope to set and restore
+          const inner = fiber.getFiberRef(HttpClient.currentTracerDisabledWhen) === always ? client : untraced
+          // no span nobody would see (Effect's default tracer records nothing)
+          return traces(fiber) ? traced(inner, req) : inner.execute(req)
+        })
       ),
     Effect.succeed
   )

@@ -5,10 +5,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Deferred, Duration, Effect, Exit, Fiber, Option, Ref, Stream, TestClock, Tracer } from "effect"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { ServiceClient } from "service-sdk"
 import { timeoutFail } from "../../src/internal/client/attemptTimeout.js"
 import { tracing } from "../../src/internal/liveServices.js"
 import {
+  API_URL,
   apiRequests,
   clientCredentialsClientLayer,
   clientLayer,
@@ -123,6 +125,35 @@ describe("spans", () => {
         // the http.client span is a child of the request's
         expect(Option.map(http!.parent, (parent) => parent.spanId)).toEqual(Option.some(request!.spanId))
         expect(yield* apiRequests).toHaveLength(1)
+      }).pipe(Effect.provide(clientLayer(() => ok())))
+  )
+
+  it.live(
+    "on the live clock (the attempt in its own fiber) a request has one http.client span, the SDK's safe one",
+    () =>
+      Effect.gen(function* () {
+        const { spans, tracer } = yield* recordingTracer
+        const client = yield* ServiceClient
+        yield* Effect.withTracer(client.request("GET", "/albums/a1"), tracer)
+        yield* Effect.withTracer(
+          Effect.flatMap(client.http.get("/albums/a2"), (response) => response.json),
+          tracer
+        )
+        const http = spans.filter((span) => span.name === "http.client GET")
+        // the platform's own span (it sets url.scheme, and its Exit holds the request with its bearer) is never made
+        expect(http).toHaveLength(2)
+        for (const span of http) {
+          expect(span.attributes.has("url.scheme")).toBe(false)
+          expect(span.attributes.get("http.response.status_code")).toBe(200)
+          expect(span.attributes.get("http.request.header.authorization")).not.toContain("tok-1")
+        }
+        // and the caller's fiber is left as it was: the platform would trace its own requests
+        const platformSpan = yield* Effect.withTracer(
+          Effect.flatMap(HttpClient.HttpClient, (raw) => raw.get(`${API_URL}/albums/a3`)),
+          tracer
+        )
+        expect(platformSpan.status).toBe(200)
+        expect(spans.filter((span) => span.attributes.has("url.scheme"))).toHaveLength(1)
       }).pipe(Effect.provide(clientLayer(() => ok())))
   )
 

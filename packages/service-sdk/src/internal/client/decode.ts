@@ -148,32 +148,52 @@ const compileUncached = (ast: AST.AST): Decode | undefined => {
 
 const compile = memoized(compileUncached)
 
+type Slow = (input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
+
+/** A schema's decoding: Effect's own, and the compiled pass when the schema has a shape it knows. */
+interface Decoding {
+  readonly slow: Slow
+  readonly fast: Decode | undefined
+}
+
+const decodings = new WeakMap<object, Decoding>()
+
+const decodingOf = (schema: Schema.Schema.Any): Decoding => {
+  let known = decodings.get(schema)
+  if (known === undefined) {
+    known = {
+      slow: Schema.decodeUnknown(schema as Schema.Schema<unknown, unknown>, { errors: "all" }),
+      fast: compile(schema.ast)
+    }
+    decodings.set(schema, known)
+  }
+  return known
+}
+
 /**
  * `Schema.decodeUnknown(schema, { errors: "all" })`, with the same results, through the compiled pass when the
  * schema has a shape it knows.
  */
-export const decoder = <A, I>(
-  schema: Schema.Schema<A, I>
-): ((input: unknown) => Effect.Effect<A, ParseResult.ParseError>) => {
-  const known = decoders.get(schema)
-  if (known !== undefined) return known as (input: unknown) => Effect.Effect<A, ParseResult.ParseError>
-  const made = makeDecoder(schema)
-  decoders.set(schema, made)
-  return made
-}
+export const decoder =
+  <A, I>(schema: Schema.Schema<A, I>): ((input: unknown) => Effect.Effect<A, ParseResult.ParseError>) =>
+  (input) =>
+    decodeOr(schema, input, (error) => error)
 
-const decoders = new WeakMap<object, (input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>>()
-
-const makeDecoder = <A, I>(
-  schema: Schema.Schema<A, I>
-): ((input: unknown) => Effect.Effect<A, ParseResult.ParseError>) => {
-  const slow = Schema.decodeUnknown(schema, { errors: "all" })
-  const fast = compile(schema.ast)
-  if (fast === undefined) return slow
-  return (input) => {
+/**
+ * `decoder(schema)(input)` with its ParseError mapped by `onError`; a value the compiled pass accepts is returned
+ * as is (no mapping step on the way of every answer).
+ */
+export const decodeOr = <A, I, E>(
+  schema: Schema.Schema<A, I>,
+  input: unknown,
+  onError: (error: ParseResult.ParseError) => E
+): Effect.Effect<A, E> => {
+  const { fast, slow } = decodingOf(schema)
+  if (fast !== undefined) {
     const value = fast(input)
-    return value === FAIL ? slow(input) : Effect.succeed(value as A)
+    if (value !== FAIL) return Effect.succeed(value as A)
   }
+  return Effect.mapError(slow(input) as Effect.Effect<A, ParseResult.ParseError>, onError)
 }
 
 /** Whether `schema` takes the compiled pass (for tests). */

@@ -10,10 +10,10 @@ import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import type * as Schema from "effect/Schema"
 import { ApiError } from "../../ServiceError.js"
-import { withSpanWhenTraced } from "../liveServices.js"
+import { traces } from "../liveServices.js"
 import { bearerOf, maskJson } from "../redact.js"
 import { apiErrorMessage, parseJson } from "./body.js"
-import { decoder } from "./decode.js"
+import { decodeOr } from "./decode.js"
 import type { Answer, Policy, PolicyError } from "./requestPolicy.js"
 
 /** Query parameters; `undefined` and `null` are left out, arrays repeat the key. */
@@ -97,8 +97,9 @@ export const make = (send: Policy["send"]): Request => {
       body = parsed.value
     }
     if (schema === undefined) return Effect.succeed(body as A)
-    return Effect.mapError(
-      decoder(schema)(body),
+    return decodeOr(
+      schema,
+      body,
       (error) =>
         new ApiError({
           message:
@@ -112,18 +113,18 @@ export const make = (send: Policy["send"]): Request => {
 
   return (method, path, options = {}) => {
     const label = `${method} ${path}`
-    // Inside `suspend`: a body JSON cannot encode (a cycle, a BigInt) is a defect of this call, not a throw.
-    return Effect.suspend(() => {
+    const attributes = { "http.request.method": method, "url.path": path }
+    // One step for the request and the span decision. A body JSON cannot encode (a cycle, a BigInt) is a defect of
+    // this call, not a throw.
+    return Effect.withFiberRuntime((fiber) => {
       let request = HttpClientRequest.make(method)(path).pipe(HttpClientRequest.acceptJson)
       if (options.query !== undefined) request = HttpClientRequest.setUrlParams(request, queryParams(options.query))
       if (options.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, options.body)
-      return Effect.flatMap(send(request), (answer) => interpret(answer, request, label, options.schema))
-    }).pipe(
+      const call = Effect.flatMap(send(request), (answer) => interpret(answer, request, label, options.schema))
       // no stack capture: it costs as much as decoding an album; no span at all when no tracer would see it
-      withSpanWhenTraced("ServiceClient.request", {
-        attributes: { "http.request.method": method, "url.path": path },
-        captureStackTrace: false
-      })
-    )
+      return traces(fiber)
+        ? Effect.withSpan(call, "ServiceClient.request", { attributes, captureStackTrace: false })
+        : call
+    })
   }
 }

@@ -31,6 +31,7 @@ import {
   TransportError
 } from "../../ServiceError.js"
 import { describeCause, maskJson, safeCause } from "../redact.js"
+import { platformSpansOff } from "../safeSpans.js"
 import { parseRetryAfter, Retryable, withRetries } from "../retry.js"
 import { timeoutFail } from "./attemptTimeout.js"
 import { apiErrorMessage, errorPayload } from "./body.js"
@@ -206,42 +207,43 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
 
   /**
    * One attempt with `token`: the request, then its whole body, within `timeout` (past it the attempt is interrupted,
-   * which aborts the request and frees its connection).
+   * which aborts the request and frees its connection). Built anew for each run (`round` calls it when the token is
+   * there).
    */
   const attempt = <B extends Body>(
     request: HttpClientRequest.HttpClientRequest,
     token: Redacted.Redacted<string>,
     read: Read<B>
-  ): Effect.Effect<Answer<B>, Attempted> =>
-    Effect.suspend(() => {
-      let answered = false
-      return httpClient.execute(HttpClientRequest.bearerToken(request, token)).pipe(
-        Effect.flatMap((response) => {
-          answered = true
-          return Effect.map(read(response), (body) => ({ response, body }))
-        }),
-        Effect.catchAll((cause) => transportFailure(request, cause)),
-        (self) => timeoutFail(self, timeout, () => timedOut(request, answered)),
-        Effect.flatMap(({ body, response }) => {
-          const status = response.status
-          if (!isRepresentable(status)) {
-            return Effect.fail(
-              new TransportError({ message: `the API answered ${describe(request)} with status ${status}`, status })
+  ): Effect.Effect<Answer<B>, Attempted> => {
+    let answered = false
+    return httpClient.execute(HttpClientRequest.bearerToken(request, token)).pipe(
+      Effect.flatMap((response) => {
+        answered = true
+        return Effect.map(read(response), (body) => ({ response, body }))
+      }),
+      Effect.catchAll((cause) => transportFailure(request, cause)),
+      // in the attempt's own fiber, the platform's span is off for good (`safeSpans.ts`: no scope per request)
+      (self) => timeoutFail(self, timeout, () => timedOut(request, answered), platformSpansOff),
+      Effect.flatMap(({ body, response }) => {
+        const status = response.status
+        if (!isRepresentable(status)) {
+          return Effect.fail(
+            new TransportError({ message: `the API answered ${describe(request)} with status ${status}`, status })
+          )
+        }
+        const answer = new LazyAnswer(status, response, body, token)
+        // most answers need no decision: only 429 and 5xx are looked at
+        return status === 429 || status >= 500 ? classify(request, answer) : Effect.succeed(answer)
+      }),
+      Effect.tapError((failure) =>
+        failure instanceof Retryable
+          ? Effect.logDebug(
+              `${describe(request)}: ${failure.error instanceof ServerError ? `answered ${failure.error.answer.status}` : failure.error.message}; may retry`
             )
-          }
-          const answer = new LazyAnswer(status, response, body, token)
-          // most answers need no decision: only 429 and 5xx are looked at
-          return status === 429 || status >= 500 ? classify(request, answer) : Effect.succeed(answer)
-        }),
-        Effect.tapError((failure) =>
-          failure instanceof Retryable
-            ? Effect.logDebug(
-                `${describe(request)}: ${failure.error instanceof ServerError ? `answered ${failure.error.answer.status}` : failure.error.message}; may retry`
-              )
-            : Effect.void
-        )
+          : Effect.void
       )
-    })
+    )
+  }
 
   /**
    * Attempts with retries; the token of the last attempt comes back with its response (for a 401). Most requests
