@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Pkce from "../Pkce.js"
 import { AuthenticationError, ConfigurationError } from "../ServiceError.js"
-import { TokenInfo } from "../TokenInfo.js"
+import type { TokenInfo } from "../TokenInfo.js"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import { ENV, normalizeScope, type ResolvedProtocol, secretValue } from "./config.js"
 import type {
@@ -25,6 +25,7 @@ import { cleanUntrustedText } from "./redact.js"
 import * as SignIn from "./signIn.js"
 import { generateState } from "./state.js"
 import * as TokenEndpoint from "./tokenEndpoint.js"
+import { derivedToken } from "./derivedToken.js"
 
 const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
   new AuthenticationError({ message, payload })
@@ -291,4 +292,4 @@ export const fromResolved = (resolved: ResolvedProtocol, httpClient: HttpClient.
   make({ ...resolved, publicClient: resolved.clientSecret === undefined }, TokenEndpoint.make(resolved, httpClient))
 
 const withRefreshToken = (token: TokenInfo, refreshToken: Redacted.Redacted<string>): TokenInfo =>
-  new TokenInfo({ ...token, refreshToken })
+  derivedToken({ ...token, refreshToken })

@@ -13,12 +13,13 @@ import type * as ClientCredentials from "../ClientCredentials.js"
 import type * as OAuthClient from "../OAuthClient.js"
 import type { AuthenticationError, ConfigurationError, TokenCacheError, TransportError } from "../ServiceError.js"
 import * as TokenCache from "../TokenCache.js"
-import { TokenInfo } from "../TokenInfo.js"
+import type { TokenInfo } from "../TokenInfo.js"
 import { TokenProvider, type TokenProviderService } from "../TokenProvider.js"
 import { nonNegativeDuration, positiveDuration, resolveProtocol } from "./config.js"
 import * as Protocol from "./oauthClient.js"
 import * as SignIn from "./signIn.js"
 import * as SingleFlight from "./singleFlight.js"
+import { derivedToken } from "./derivedToken.js"
 
 /** What every provider resolved: its client, its cache and timing, and the protocol steps it renews through. */
 export interface ResolvedProvider {
@@ -90,7 +91,7 @@ export const accepts =
 export const bind = (resolved: Pick<ResolvedProvider, "clientId" | "authUrl">, token: TokenInfo): TokenInfo =>
   token.clientId === resolved.clientId && token.authUrl === resolved.authUrl
     ? token
-    : new TokenInfo({ ...token, clientId: resolved.clientId, authUrl: resolved.authUrl })
+    : derivedToken({ ...token, clientId: resolved.clientId, authUrl: resolved.authUrl })
 
 /**
  * A `TokenProvider` service on the shared single flight, with what its owner needs besides: `store` (a sign-in),

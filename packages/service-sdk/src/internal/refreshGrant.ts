@@ -10,9 +10,10 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as OAuthClient from "../OAuthClient.js"
 import { AuthenticationError, type TransportError } from "../ServiceError.js"
-import { TokenInfo } from "../TokenInfo.js"
+import type { TokenInfo } from "../TokenInfo.js"
 import * as SignIn from "./signIn.js"
 import { RefreshRejected } from "./singleFlight.js"
+import { derivedToken } from "./derivedToken.js"
 
 export interface Options {
   /** A refresh token to start from when the cache has none (the constructor's `refreshToken`). */
@@ -78,7 +79,7 @@ export const make = (oauth: Pick<OAuthClient.Service, "refresh">, options: Optio
           previous,
           token.scope !== undefined || previous?.scope === undefined
             ? token
-            : new TokenInfo({ ...token, scope: previous.scope })
+            : derivedToken({ ...token, scope: previous.scope })
         )
       ),
       Effect.tap((token) =>
@@ -92,7 +93,7 @@ export const make = (oauth: Pick<OAuthClient.Service, "refresh">, options: Optio
           // the entry that held it, marked, so that no process of the fleet sends it again
           const marked = Option.match(current, {
             onNone: () => undefined,
-            onSome: (token) => new TokenInfo({ ...token, refreshToken, refreshRejected: true })
+            onSome: (token) => derivedToken({ ...token, refreshToken, refreshRejected: true })
           })
           // "sign in again" at the first failure, and, at the end of the sign-in, that it ended
           const said = SignIn.rejectedError(error, previous, options.refreshTokenLifetime, now / 1000)

@@ -14,13 +14,14 @@ import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { AuthenticationError, type ErrorPayload, TransportError } from "../ServiceError.js"
-import { TokenInfo } from "../TokenInfo.js"
+import type { TokenInfo } from "../TokenInfo.js"
 import { describeCause, safeCause } from "./redact.js"
 import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
 import { withSafeSpans } from "./safeSpans.js"
 import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "./shared/backoff.js"
 import * as Form from "./shared/grant.js"
 import * as Answer from "./shared/tokenResponse.js"
+import { derivedToken } from "./derivedToken.js"
 
 export type Grant =
   | { readonly grant_type: "client_credentials"; readonly scope?: string | undefined }
@@ -140,7 +141,8 @@ const interpret = (
       if (unusable !== undefined) return yield* malformed(status, unusable)
       const now = yield* Clock.currentTimeMillis
       const scope = token.scope ?? requestedScope
-      return new TokenInfo({
+      // decoded and checked above: finite lifetimes, a usable access token
+      return derivedToken({
         accessToken: Redacted.make(token.access_token),
         expiresAt: now / 1000 + token.expires_in,
         refreshToken: token.refresh_token ? Redacted.make(token.refresh_token) : undefined,

@@ -21,6 +21,7 @@ const RULES: ReadonlyArray<readonly [string, Layer]> = [
   ["bridge.ts", "protocol"],
   ["internal/oauthClient.ts", "protocol"],
   ["internal/tokenEndpoint.ts", "protocol"],
+  ["internal/derivedToken.ts", "protocol"],
   ["internal/config.ts", "protocol"],
   ["internal/retry.ts", "protocol"],
   ["internal/redact.ts", "protocol"],

@@ -8,8 +8,9 @@ import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type { AuthenticationError, TokenCacheError, TransportError } from "../../ServiceError.js"
-import { TokenInfo } from "../../TokenInfo.js"
+import type { TokenInfo } from "../../TokenInfo.js"
 import { staleAtMillis } from "../shared/fleetRules.js"
+import { derivedToken } from "../derivedToken.js"
 
 export type TokenFailure = AuthenticationError | TransportError | TokenCacheError
 
@@ -64,5 +65,5 @@ export const staleAt: (token: TokenInfo, skewMillis: number) => number = staleAt
  */
 export const fromRequestStart = (token: TokenInfo, startedMillis: number, nowMillis: number) => {
   const expiresAt = token.expiresAt - Math.max(0, nowMillis - startedMillis) / 1000
-  return new TokenInfo({ ...token, expiresAt, issuedAt: Math.min(startedMillis / 1000, expiresAt) })
+  return derivedToken({ ...token, expiresAt, issuedAt: Math.min(startedMillis / 1000, expiresAt) })
 }
