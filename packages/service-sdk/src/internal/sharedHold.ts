@@ -31,17 +31,27 @@ export const make = <K, A, E>(map: RcMap.RcMap<K, A, E>) => {
       )
     )
 
-  const acquire = (key: K): Effect.Effect<Hold<A>, E> =>
-    Effect.suspend(() => {
-      const held = holds.join(key)
-      return held === undefined ? take(key) : Effect.succeed(held)
-    })
-
   const release = (key: K, hold: Hold<A>) =>
     Effect.suspend(() => (holds.leave(key, hold) ? Scope.close(hold.scope, Exit.void) : Effect.void))
 
+  // in the caller's uninterruptible region already: the release is attached without a region of its own
+  const use = <B, E2>(
+    key: K,
+    hold: Hold<A>,
+    restore: <X, EX, RX>(effect: Effect.Effect<X, EX, RX>) => Effect.Effect<X, EX, RX>,
+    f: (value: A) => Effect.Effect<B, E2>
+  ): Effect.Effect<B, E2> =>
+    Effect.matchCauseEffect(restore(f(hold.value)), {
+      onFailure: (cause) => Effect.zipRight(release(key, hold), Effect.failCause(cause)),
+      onSuccess: (value) => Effect.as(release(key, hold), value)
+    })
+
   return <B, E2>(key: K, f: (value: A) => Effect.Effect<B, E2>): Effect.Effect<B, E | E2> =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(acquire(key), (hold) => Effect.ensuring(restore(f(hold.value)), release(key, hold)))
-    )
+    Effect.uninterruptibleMask((restore) => {
+      // joined within the region: no interruption comes between the join and the release that matches it
+      const held = holds.join(key)
+      return held === undefined
+        ? Effect.flatMap(take(key), (hold) => use(key, hold, restore, f))
+        : use(key, held, restore, f)
+    })
 }
