@@ -123,6 +123,9 @@ export const make = (
       readonly service: TokenProviderService
       readonly store: (token: TokenInfo) => Effect.Effect<void, TokenCacheError>
       readonly signOut: Effect.Effect<void, TokenCacheError>
+      readonly joinUnderWay: (
+        otherwise: TokenProviderService["getAccessToken"]
+      ) => TokenProviderService["getAccessToken"] | undefined
     }
     const users = yield* RcMap.make({
       idleTimeToLive,
@@ -143,15 +146,19 @@ export const make = (
         return Provider.makeService("UserTokens", { ...resolved, cache }, renew, "fail", "signedOut")
       }
     })
+    const held = SharedHold.make(users)
     const withUser: <A, E>(userId: string, f: (state: UserState) => Effect.Effect<A, E>) => Effect.Effect<A, E> =
-      SharedHold.make(users)
+      held.use
 
     const provider = (userId: string): TokenProviderService => {
       const error = userIdError(userId)
       if (error !== undefined) return { getAccessToken: failBadUserId(error), forceRefresh: () => failBadUserId(error) }
       const id = userId
+      const getAccessToken = withUser(id, (state) => state.service.getAccessToken)
       return {
-        getAccessToken: withUser(id, (state) => state.service.getAccessToken),
+        // A caller that arrives while the user's renewal is under way awaits it, and needs no hold of its own: the
+        // renewing call holds the user's state until the renewal ends.
+        getAccessToken: Effect.suspend(() => held.peek(id)?.joinUnderWay(getAccessToken) ?? getAccessToken),
         forceRefresh: (rejected: Redacted.Redacted<string>) =>
           withUser(id, (state) => state.service.forceRefresh(rejected))
       }

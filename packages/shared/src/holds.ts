@@ -18,6 +18,8 @@ export interface Holds<K, H> {
   readonly keep: (key: K, hold: H) => { readonly hold: H; readonly kept: boolean }
   /** A call done with `hold`: true when it was the last one (let go of the hold). */
   readonly leave: (key: K, hold: H) => boolean
+  /** The hold under way for `key`, not counting anyone (a call that needs nothing the hold keeps alive). */
+  readonly peek: (key: K) => H | undefined
 }
 
 export const make = <K, H>(): Holds<K, H> => {
@@ -45,6 +47,7 @@ export const make = <K, H>(): Holds<K, H> => {
       if (counted.calls > 0) return false
       held.delete(key)
       return true
-    }
+    },
+    peek: (key) => held.get(key)?.hold
   }
 }

@@ -130,7 +130,8 @@ export const makeService = (
       service,
       store: (token: TokenInfo) => flight.store(bind(resolved, token)),
       signOut: flight.signOut,
-      peek: flight.peek
+      peek: flight.peek,
+      joinUnderWay: flight.joinUnderWay
     }
   })
 

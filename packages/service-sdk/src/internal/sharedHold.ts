@@ -15,7 +15,7 @@ interface Hold<A> {
   readonly scope: Scope.CloseableScope
 }
 
-/** `use(key, f)`: `f` with the entry of `key`, held for as long as `f` (or an overlapping call) runs. */
+/** `use(key, f)` and `peek(key)` over `map`. */
 export const make = <K, A, E>(map: RcMap.RcMap<K, A, E>) => {
   const holds = Holds.make<K, Hold<A>>()
 
@@ -46,12 +46,17 @@ export const make = <K, A, E>(map: RcMap.RcMap<K, A, E>) => {
       onSuccess: (value) => Effect.as(release(key, hold), value)
     })
 
-  return <B, E2>(key: K, f: (value: A) => Effect.Effect<B, E2>): Effect.Effect<B, E | E2> =>
-    Effect.uninterruptibleMask((restore) => {
-      // joined within the region: no interruption comes between the join and the release that matches it
-      const held = holds.join(key)
-      return held === undefined
-        ? Effect.flatMap(take(key), (hold) => use(key, hold, restore, f))
-        : use(key, held, restore, f)
-    })
+  return {
+    /** `f` with the entry of `key`, held for as long as `f` (or an overlapping call) runs. */
+    use: <B, E2>(key: K, f: (value: A) => Effect.Effect<B, E2>): Effect.Effect<B, E | E2> =>
+      Effect.uninterruptibleMask((restore) => {
+        // joined within the region: no interruption comes between the join and the release that matches it
+        const held = holds.join(key)
+        return held === undefined
+          ? Effect.flatMap(take(key), (hold) => use(key, hold, restore, f))
+          : use(key, held, restore, f)
+      }),
+    /** The entry a call under way holds for `key`, read without a hold (for what needs nothing it keeps alive). */
+    peek: (key: K): A | undefined => holds.peek(key)?.value
+  }
 }

@@ -48,6 +48,15 @@ export interface SingleFlight {
   readonly signOut: Effect.Effect<void, TokenCacheError>
   /** The still-valid cached token, read synchronously without running an Effect (the Promise facade's fast path). */
   readonly peek: () => Redacted.Redacted<string> | undefined
+  /**
+   * Read synchronously: when the token is stale and a renewal is under way, that renewal awaited (what
+   * `getAccessToken` would do), which touches nothing else of the flight; `otherwise` runs if it was interrupted.
+   * Undefined in every other case (the caller runs `getAccessToken`). `UserTokens`' callers that arrive during their
+   * user's renewal wait this way, without a hold on the user's state of their own.
+   */
+  readonly joinUnderWay: (
+    otherwise: Effect.Effect<Redacted.Redacted<string>, TokenFailure>
+  ) => Effect.Effect<Redacted.Redacted<string>, TokenFailure> | undefined
 }
 
 export const make = (options: {
@@ -105,7 +114,7 @@ export const make = (options: {
       whenCacheDown: options.whenCacheDown ?? "fail",
       entryGone
     })
-    const { busy, joinOrLead } = Join.make(memo.cell)
+    const { awaitUnderWay, busy, joinOrLead } = Join.make(memo.cell)
     const ahead = RefreshAhead.make({
       name,
       cell: memo.cell,
@@ -146,6 +155,14 @@ export const make = (options: {
         : undefined
     }
 
+    const joinUnderWay = (otherwise: Effect.Effect<Redacted.Redacted<string>, TokenFailure>) => {
+      const entry = MutableRef.get(memo.cell).memo
+      // a fresh token is served (or renewed ahead) by `getAccessToken` itself
+      return Option.isSome(entry) && memo.isFresh(entry.value, clock.unsafeCurrentTimeMillis())
+        ? undefined
+        : awaitUnderWay(otherwise)
+    }
+
     const store = (token: TokenInfo) => lock.withPermits(1)(Effect.zipRight(memo.remember(token), cache.set(token)))
 
     const underCacheLock = <A, E>(self: Effect.Effect<A, E>): Effect.Effect<A, E | TokenCacheError> =>
@@ -160,5 +177,5 @@ export const make = (options: {
           })
         : lock.withPermits(1)(underCacheLock(Effect.zipRight(forgetAll, clearEntry)))
 
-    return { getAccessToken, forceRefresh, store, signOut, peek }
+    return { getAccessToken, forceRefresh, store, signOut, peek, joinUnderWay }
   })

@@ -19,7 +19,8 @@ const tracked = (fail?: (key: string) => boolean) =>
               () => Effect.sync(() => events.push(`release ${key}`))
             )
     })
-    return { events, use: SharedHold.make(map) }
+    const held = SharedHold.make(map)
+    return { events, use: held.use, peek: held.peek }
   })
 
 /** Yields until `done()` (the forked calls have started), at most 1,000 times. */
@@ -32,9 +33,10 @@ const untilTrue = (done: () => boolean) =>
 describe("SharedHold", () => {
   it.scoped("overlapping calls share one entry, released when the last call ends", () =>
     Effect.gen(function* () {
-      const { events, use } = yield* tracked()
+      const { events, peek, use } = yield* tracked()
       const gate = yield* Deferred.make<void>()
       let started = 0
+      expect(peek("a")).toBeUndefined()
       const calls = yield* Effect.forkAll(
         Array.from({ length: 5 }, () =>
           use("a", (state) =>
@@ -47,9 +49,13 @@ describe("SharedHold", () => {
       )
       yield* untilTrue(() => started === 5)
       expect(events).toEqual(["acquire a"])
+      // the entry the calls hold, read without a hold of its own
+      expect(peek("a")).toEqual({ key: "a" })
+      expect(peek("b")).toBeUndefined()
       yield* Deferred.succeed(gate, undefined)
       expect(yield* Fiber.join(calls)).toEqual(["a", "a", "a", "a", "a"])
       expect(events).toEqual(["acquire a", "release a"])
+      expect(peek("a")).toBeUndefined()
       // a later call takes a new hold
       expect(yield* use("a", (state) => Effect.succeed(state.key))).toBe("a")
       expect(events).toEqual(["acquire a", "release a", "acquire a", "release a"])
@@ -58,9 +64,10 @@ describe("SharedHold", () => {
 
   it.scoped("a failing or interrupted call lets go of its hold; the others keep the entry", () =>
     Effect.gen(function* () {
-      const { events, use } = yield* tracked()
+      const { events, peek, use } = yield* tracked()
       const gate = yield* Deferred.make<void>()
       let started = 0
+      expect(peek("a")).toBeUndefined()
       const waiting = yield* Effect.fork(
         use("a", () =>
           Effect.zipRight(

@@ -50,5 +50,18 @@ export const make = (cell: State.Cell) => {
   /** Whether a renewal is under way. */
   const busy = () => MutableRef.get(cell).renewing !== undefined
 
-  return { joinOrLead, busy }
+  /**
+   * The renewal under way, awaited, for a caller that takes any token it brings: its token or its failure; `otherwise`
+   * when it was interrupted. Undefined when none is under way.
+   */
+  const awaitUnderWay = (
+    otherwise: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>
+  ): Effect.Effect<Redacted.Redacted<string>, State.TokenFailure> | undefined => {
+    const running = MutableRef.get(cell).renewing
+    return running === undefined
+      ? undefined
+      : Effect.flatMap(Deferred.await(running), (outcome) => (Option.isSome(outcome) ? outcome.value : otherwise))
+  }
+
+  return { joinOrLead, busy, awaitUnderWay }
 }

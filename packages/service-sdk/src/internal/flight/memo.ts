@@ -36,37 +36,36 @@ export const make = (options: {
 }): Memo => {
   const { cache, clock, skewMillis, accepts, name } = options
   const cell = State.make()
+  const entryOf = (token: TokenInfo): State.Entry => ({ token, staleAt: State.staleAt(token, skewMillis) })
   const remember = (token: TokenInfo) =>
-    Effect.sync(() =>
-      State.update(cell, () => ({ memo: Option.some({ token, staleAt: State.staleAt(token, skewMillis) }) }))
-    )
+    Effect.sync(() => State.update(cell, () => ({ memo: Option.some(entryOf(token)) })))
   const forget = Effect.sync(() => State.update(cell, () => ({ memo: Option.none() })))
   const isFresh = (entry: State.Entry, now: number) => now < entry.staleAt
 
-  const cacheAnswered = Effect.suspend(() => {
-    if (!MutableRef.get(cell).cacheDown) return Effect.void
+  // one step after the read (it runs twice per renewal): the memo is fed synchronously
+  const readCache = Effect.flatMap(cache.get, (found) => {
+    const state = MutableRef.get(cell)
+    if (Option.isNone(found)) {
+      if (options.entryGone === "signedOut" && state.unwritten === undefined) {
+        State.update(cell, () => ({ memo: Option.none() }))
+      }
+    } else {
+      const newer = Option.exists(state.memo, (entry) => entry.token.expiresAt > found.value.expiresAt)
+      if (accepts(found.value) && !newer) {
+        State.update(cell, () => ({ memo: Option.some(entryOf(found.value)) }))
+      }
+    }
+    if (!MutableRef.get(cell).cacheDown) return Effect.succeed(found)
     State.update(cell, () => ({ cacheDown: false }))
-    return Effect.logInfo(`${name}: the token cache answers again; renewals are shared again`)
+    return Effect.as(Effect.logInfo(`${name}: the token cache answers again; renewals are shared again`), found)
   })
 
-  const readCache = cache.get.pipe(
-    Effect.tap((found) =>
-      Effect.suspend(() => {
-        const state = MutableRef.get(cell)
-        if (Option.isNone(found)) {
-          return options.entryGone === "signedOut" && state.unwritten === undefined ? forget : Effect.void
-        }
-        const newer = Option.exists(state.memo, (entry) => entry.token.expiresAt > found.value.expiresAt)
-        return accepts(found.value) && !newer ? remember(found.value) : Effect.void
-      })
-    ),
-    Effect.zipLeft(cacheAnswered)
-  )
-
+  // the clock read synchronously (as `getAccessToken` does): one step
   const usableNow = (usable: (token: TokenInfo) => boolean) =>
-    Effect.map(clock.currentTimeMillis, (now) =>
-      Option.filter(MutableRef.get(cell).memo, (found) => isFresh(found, now) && usable(found.token))
-    )
+    Effect.sync(() => {
+      const now = clock.unsafeCurrentTimeMillis()
+      return Option.filter(MutableRef.get(cell).memo, (found) => isFresh(found, now) && usable(found.token))
+    })
 
   return { cell, remember, forget, usableNow, readCache, isFresh }
 }
