@@ -27,9 +27,13 @@ export const describeCause = (u: unknown): string => {
   return parts.length === 0 ? "unknown failure" : parts.join(": ")
 }
 
-/** A plain Error standing in for `u` as an error's `cause`: the description only, none of `u`'s fields. */
-export const safeCause = (u: unknown): Error => {
-  const error = new Error(describeCause(u))
+/**
+ * A plain Error standing in for `u` as an error's `cause`: the description only (with `secrets` masked: a client or
+ * proxy may quote the request it was sending), none of `u`'s fields.
+ */
+export const safeCause = (u: unknown, secrets: ReadonlyArray<string | undefined> = []): Error => {
+  const description = describeCause(u)
+  const error = new Error(secrets.length === 0 ? description : maskSecrets(description, secrets))
   error.name = u instanceof Error ? u.name : "Cause"
   return error
 }

@@ -15,7 +15,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { AuthenticationError, type ErrorPayload, TransportError } from "../ServiceError.js"
 import type { TokenInfo } from "../TokenInfo.js"
-import { describeCause, safeCause } from "./redact.js"
+import { describeCause, maskSecrets, safeCause } from "./redact.js"
 import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
 import { withSafeSpans } from "./safeSpans.js"
 import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "./shared/backoff.js"
@@ -190,8 +190,9 @@ export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpCli
           Effect.fail(
             new Retryable(
               new TransportError({
-                message: `cannot reach the token endpoint ${url}: ${describeCause(cause)}`,
-                cause: safeCause(cause)
+                // a client or proxy may quote the request it was sending: its secrets are masked
+                message: `cannot reach the token endpoint ${url}: ${maskSecrets(describeCause(cause), secrets)}`,
+                cause: safeCause(cause, secrets)
               })
             )
           ),
@@ -199,9 +200,9 @@ export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpCli
           Effect.fail(
             new Retryable(
               new TransportError({
-                message: `the token endpoint's answer broke off: ${describeCause(cause)}`,
+                message: `the token endpoint's answer broke off: ${maskSecrets(describeCause(cause), secrets)}`,
                 status: cause.response.status,
-                cause: safeCause(cause)
+                cause: safeCause(cause, secrets)
               })
             )
           )

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Option, Redacted, Tracer } from "effect"
-import { AuthorizationCode, ClientCredentials, ServiceClient } from "service-sdk"
+import { AuthorizationCode, ClientCredentials, ServiceClient, TokenProvider } from "service-sdk"
 import { MockHttpClient, type MockHandler, type RecordedRequest } from "service-sdk/testing"
 import * as util from "node:util"
 import { clientAuthorization } from "../../src/internal/tokenEndpoint.js"
@@ -132,6 +132,43 @@ describe("a server echoing the request never leaks a secret", () => {
         )
       }
     )
+  })
+
+  it.scoped("a transport failure whose description echoes the request never shows its secrets", () => {
+    const recorder = makeLeakRecorder(CANARIES)
+    // a client (or proxy) error that quotes what it was sending, in the forms servers use
+    const handler: MockHandler = (request) => ({ transportError: `socket hang up while sending ${echo(request)}` })
+    const layer = AuthorizationCode.layer({
+      clientId: CLIENT_ID,
+      clientSecret: SECRET,
+      authUrl: AUTH_URL,
+      redirectUri: REDIRECT_URI,
+      maxRetries: 0
+    }).pipe(Layer.provideMerge(MockHttpClient.layer(handler)))
+    return Effect.gen(function* () {
+      const ac = yield* AuthorizationCode
+      const exit = yield* recorder.observe(ac.exchangeCode(CODE, { codeVerifier: VERIFIER }))
+      const error = Option.getOrThrow(Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none<never>())
+      expect(error._tag).toBe("TransportError")
+      expect(error.message).toContain("cannot reach the token endpoint")
+      expect(error.message).toContain("[redacted]")
+      // the message and the cause that stands in for the client's error
+      assertNoCanary([error.message, ...strings(error), String(error.cause)], CANARIES, "the TransportError")
+      // a data request: the bearer token it was sending
+      const client = yield* ServiceClient.make({ apiUrl: API_URL, maxRetries: 0 }).pipe(
+        Effect.provideService(TokenProvider, TokenProvider.static(ACCESS))
+      )
+      const data = yield* recorder.observe(client.request("GET", "/me"))
+      const dataError = Option.getOrThrow(Exit.isFailure(data) ? Cause.failureOption(data.cause) : Option.none<never>())
+      expect(dataError.message).toContain("cannot reach the API")
+      expect(dataError.message).toContain("[redacted]")
+      assertNoCanary(
+        [dataError.message, ...strings(dataError), String(dataError.cause)],
+        CANARIES,
+        "the TransportError"
+      )
+      recorder.assertClean()
+    }).pipe(recorder.captureLogs, Effect.provide(layer))
   })
 
   it.effect("API errors (400 and 401 after the forced refresh) and their spans never show the bearer tokens", () => {

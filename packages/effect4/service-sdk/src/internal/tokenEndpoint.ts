@@ -171,7 +171,7 @@ export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpCli
           new Retryable(
             new TransportError({
               message: `cannot reach the token endpoint ${url}: ${maskSecrets(describeCause(cause.reason), secrets)}`,
-              cause: safeCause(cause.reason)
+              cause: safeCause(cause.reason, secrets)
             })
           )
         )

@@ -127,6 +127,39 @@ describe("redaction canaries", () => {
     }).pipe(Effect.provide(Layer.merge(echoing, layer)))
   })
 
+  it.effect("a transport failure that quotes the request it was sending: its message and cause hold no secret", () => {
+    const { lines, layer } = observed()
+    // a client (or proxy) error that quotes the request: headers and body
+    const quoting = MockHttpClient.layer((request) => ({
+      transportError: `socket hang up while sending ${JSON.stringify(request.headers)} ${request.body}`
+    }))
+    return Effect.gen(function* () {
+      const oauth = yield* OAuthClient.make({
+        clientId: "id",
+        clientSecret: SECRET,
+        authUrl: AUTH_URL,
+        redirectUri: "http://127.0.0.1:9/cb",
+        maxRetries: 0
+      })
+      const tokenError = yield* Effect.flip(oauth.refresh(REFRESH))
+      const client = yield* ServiceClient.makeWith(
+        {
+          getAccessToken: Effect.succeed(Redacted.make(ACCESS)),
+          forceRefresh: () => Effect.succeed(Redacted.make(ACCESS))
+        },
+        { apiUrl: API_URL, maxRetries: 0 }
+      )
+      const apiError = yield* Effect.flip(client.albums.get("x"))
+      for (const error of [tokenError, apiError]) {
+        assert.strictEqual(error._tag, "TransportError")
+        assert.include(error.message, "[redacted]")
+        const cause = (error as { readonly cause?: unknown }).cause
+        assertClean("error", `${error.message} ${JSON.stringify(error)} ${String(cause)} ${inspectDeep(error)}`)
+      }
+      assertClean("logs", lines.join("\n"))
+    }).pipe(Effect.provide(Layer.merge(quoting, layer)))
+  })
+
   it.effect("ClientCredentials with a wrong secret: the message names the failure, not the secret", () =>
     Effect.gen(function* () {
       const provider = yield* ClientCredentials.make({ clientId: "id", clientSecret: SECRET, authUrl: AUTH_URL })

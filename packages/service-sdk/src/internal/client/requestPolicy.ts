@@ -30,7 +30,7 @@ import {
   type TokenCacheError,
   TransportError
 } from "../../ServiceError.js"
-import { describeCause, maskJson, safeCause } from "../redact.js"
+import { describeCause, maskJson, maskSecrets, safeCause } from "../redact.js"
 import { platformSpansOff } from "../safeSpans.js"
 import { parseRetryAfter, Retryable, withRetries } from "../retry.js"
 import { timeoutFail } from "./attemptTimeout.js"
@@ -146,10 +146,16 @@ const describe = (request: HttpClientRequest.HttpClientRequest) => `${request.me
 export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: HttpClient.HttpClient): Policy => {
   const { maxRetryAfter, timeout } = config
 
-  const transportFailure = (request: HttpClientRequest.HttpClientRequest, cause: HttpClientError.HttpClientError) => {
+  const transportFailure = (
+    request: HttpClientRequest.HttpClientRequest,
+    cause: HttpClientError.HttpClientError,
+    token: Redacted.Redacted<string>
+  ) => {
+    // a client or proxy may quote the request it was sending: its bearer token is masked
+    const secrets = [Redacted.value(token)]
     const error = new TransportError({
-      message: `cannot reach the API (${describe(request)}): ${describeCause(cause)}`,
-      cause: safeCause(cause)
+      message: `cannot reach the API (${describe(request)}): ${maskSecrets(describeCause(cause), secrets)}`,
+      cause: safeCause(cause, secrets)
     })
     const retryable =
       cause._tag === "ResponseError" || cause.reason === "Transport"
@@ -221,7 +227,7 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
         answered = true
         return Effect.map(read(response), (body) => ({ response, body }))
       }),
-      Effect.catchAll((cause) => transportFailure(request, cause)),
+      Effect.catchAll((cause) => transportFailure(request, cause, token)),
       // in the attempt's own fiber, the platform's span is off for good (`safeSpans.ts`: no scope per request)
       (self) => timeoutFail(self, timeout, () => timedOut(request, answered), platformSpansOff),
       Effect.flatMap(({ body, response }) => {

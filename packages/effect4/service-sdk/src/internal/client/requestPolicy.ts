@@ -181,7 +181,7 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
   ) => {
     const error = new TransportError({
       message: `cannot reach the API (${describe(request)}): ${maskSecrets(describeCause(cause.reason), [Redacted.value(token)])}`,
-      cause: safeCause(cause.reason)
+      cause: safeCause(cause.reason, [Redacted.value(token)])
     })
     return Effect.fail(isIdempotent(request.method) ? new Retryable<RetryableFailure>(error) : error)
   }
