@@ -13,6 +13,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
+import * as Redacted from "effect/Redacted"
 import { traces } from "./liveServices.js"
 import { safeCause } from "./redact.js"
 
@@ -25,6 +26,28 @@ const safeUrl = (raw: string): URL | undefined => {
   } catch {
     return undefined
   }
+}
+
+/**
+ * What the request carries that must not reach a span: the values of its redacted headers (`Authorization`, and the
+ * credential after its scheme) and of its form body (the token endpoint's secrets). A client may quote them in its
+ * failure.
+ */
+const secretsOf = (
+  request: HttpClientRequest.HttpClientRequest,
+  redactedNames: ReadonlyArray<string | RegExp>
+): Array<string> => {
+  const secrets: Array<string> = []
+  for (const value of Object.values(Headers.redact(request.headers, redactedNames))) {
+    if (!Redacted.isRedacted(value)) continue
+    const text = Redacted.value(value) as string
+    secrets.push(text, text.replace(/^\S+\s+/, ""))
+  }
+  const body = request.body
+  if (body._tag === "Uint8Array" && body.contentType.startsWith("application/x-www-form-urlencoded")) {
+    for (const value of new URLSearchParams(new TextDecoder().decode(body.body)).values()) secrets.push(value)
+  }
+  return secrets
 }
 
 const traced = (client: HttpClient.HttpClient, request: HttpClientRequest.HttpClientRequest) =>
@@ -52,7 +75,7 @@ const traced = (client: HttpClient.HttpClient, request: HttpClientRequest.HttpCl
             span.attribute("http.response.status_code", exit.value.status)
             span.end(endTime, Exit.succeed({ status: exit.value.status }))
           } else {
-            span.end(endTime, Exit.fail(safeCause(Cause.squash(exit.cause))))
+            span.end(endTime, Exit.fail(safeCause(Cause.squash(exit.cause), secretsOf(request, redactedNames))))
           }
         })
       )
