@@ -134,3 +134,17 @@ export const cleanUntrustedText = (text: string, max: number = MAX_UNTRUSTED_TEX
  * `b64token` and the JWT alphabet; no space, control character or non-ASCII that could break a header or a terminal.
  */
 export const isVisibleAscii = (token: string): boolean => /^[\x21-\x7e]+$/.test(token)
+
+/**
+ * What a request carries that must never reach a span, for masking a failure that quotes it: the values of its
+ * redacted headers (and, for `Authorization`, the credential after its scheme) and of its form body.
+ */
+export const requestSecretValues = (
+  redactedHeaderValues: ReadonlyArray<string>,
+  formBody: string | undefined
+): Array<string> => {
+  const secrets: Array<string> = []
+  for (const value of redactedHeaderValues) secrets.push(value, value.replace(/^\S+\s+/, ""))
+  if (formBody !== undefined) for (const value of new URLSearchParams(formBody).values()) secrets.push(value)
+  return secrets
+}

@@ -15,7 +15,7 @@ import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Redacted from "effect/Redacted"
 import { traces } from "./liveServices.js"
-import { safeCause } from "./redact.js"
+import { requestSecretValues, safeCause } from "./redact.js"
 
 const safeUrl = (raw: string): URL | undefined => {
   try {
@@ -37,17 +37,16 @@ const secretsOf = (
   request: HttpClientRequest.HttpClientRequest,
   redactedNames: ReadonlyArray<string | RegExp>
 ): Array<string> => {
-  const secrets: Array<string> = []
+  const values: Array<string> = []
   for (const value of Object.values(Headers.redact(request.headers, redactedNames))) {
-    if (!Redacted.isRedacted(value)) continue
-    const text = Redacted.value(value) as string
-    secrets.push(text, text.replace(/^\S+\s+/, ""))
+    if (Redacted.isRedacted(value)) values.push(Redacted.value(value) as string)
   }
   const body = request.body
-  if (body._tag === "Uint8Array" && body.contentType.startsWith("application/x-www-form-urlencoded")) {
-    for (const value of new URLSearchParams(new TextDecoder().decode(body.body)).values()) secrets.push(value)
-  }
-  return secrets
+  const form =
+    body._tag === "Uint8Array" && body.contentType.startsWith("application/x-www-form-urlencoded")
+      ? new TextDecoder().decode(body.body)
+      : undefined
+  return requestSecretValues(values, form)
 }
 
 const traced = (client: HttpClient.HttpClient, request: HttpClientRequest.HttpClientRequest) =>

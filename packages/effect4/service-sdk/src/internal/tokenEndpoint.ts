@@ -12,6 +12,7 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { AuthenticationError, type ErrorPayload, TransportError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
 import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
+import { withSafeSpans } from "./safeSpans.js"
 import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "./shared/backoff.js"
 import { clientAuthentication, type GrantForm, grantParameters, requestSecrets } from "./shared/grant.js"
 import * as Answer from "./shared/tokenResponse.js"
@@ -148,6 +149,8 @@ export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpCli
   const url = `${config.authUrl}/api/token`
   const secret = config.clientSecret === undefined ? undefined : Redacted.value(config.clientSecret)
   const authentication = clientAuthentication(config.clientId, secret)
+  // the SDK's safe `http.client` span: the platform's would hold the form's secrets and the token response
+  const client = withSafeSpans(httpClient)
   return (grant) => {
     const form = formOf(grant)
     const secrets = requestSecrets(form, config.clientId, secret)
@@ -160,7 +163,7 @@ export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpCli
       new Retryable(
         new TransportError({ message: `token request to ${url} timed out after ${Duration.format(config.timeout)}` })
       )
-    const attempt = httpClient.execute(request).pipe(
+    const attempt = client.execute(request).pipe(
       Effect.flatMap((response) =>
         Effect.flatMap(response.text, (text) =>
           interpret(response.status, response.headers["retry-after"], text, requestedScope, secrets)

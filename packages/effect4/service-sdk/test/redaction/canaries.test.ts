@@ -32,12 +32,18 @@ const observed = () => {
     lines.push(`${String(options.logLevel)} ${JSON.stringify(options.message)} ${String(options.cause)}`)
   })
   const spans: Array<string> = []
+  const exits: Array<string> = []
   const tracer = Tracer.make({
     span: (options) => {
       spans.push(
         `${options.name} ${JSON.stringify([...((options as { attributes?: Map<string, unknown> }).attributes ?? [])])}`
       )
       const span = new Tracer.NativeSpan(options)
+      const end = span.end.bind(span)
+      span.end = (endTime, exit) => {
+        exits.push(`${options.name} ${inspectDeep(exit)}`)
+        end(endTime, exit)
+      }
       const attribute = span.attribute.bind(span)
       span.attribute = (key: string, value: unknown) => {
         spans.push(`${options.name} ${key}=${JSON.stringify(value)}`)
@@ -51,7 +57,7 @@ const observed = () => {
     Layer.succeed(References.MinimumLogLevel, "All"),
     Layer.succeed(Tracer.Tracer, tracer)
   )
-  return { lines, spans, layer }
+  return { lines, spans, exits, layer }
 }
 
 const assertClean = (label: string, text: string) => {
@@ -127,38 +133,48 @@ describe("redaction canaries", () => {
     }).pipe(Effect.provide(Layer.merge(echoing, layer)))
   })
 
-  it.effect("a transport failure that quotes the request it was sending: its message and cause hold no secret", () => {
-    const { lines, layer } = observed()
-    // a client (or proxy) error that quotes the request: headers and body
-    const quoting = MockHttpClient.layer((request) => ({
-      transportError: `socket hang up while sending ${JSON.stringify(request.headers)} ${request.body}`
-    }))
-    return Effect.gen(function* () {
-      const oauth = yield* OAuthClient.make({
-        clientId: "id",
-        clientSecret: SECRET,
-        authUrl: AUTH_URL,
-        redirectUri: "http://127.0.0.1:9/cb",
-        maxRetries: 0
-      })
-      const tokenError = yield* Effect.flip(oauth.refresh(REFRESH))
-      const client = yield* ServiceClient.makeWith(
-        {
-          getAccessToken: Effect.succeed(Redacted.make(ACCESS)),
-          forceRefresh: () => Effect.succeed(Redacted.make(ACCESS))
-        },
-        { apiUrl: API_URL, maxRetries: 0 }
-      )
-      const apiError = yield* Effect.flip(client.albums.get("x"))
-      for (const error of [tokenError, apiError]) {
-        assert.strictEqual(error._tag, "TransportError")
-        assert.include(error.message, "[redacted]")
-        const cause = (error as { readonly cause?: unknown }).cause
-        assertClean("error", `${error.message} ${JSON.stringify(error)} ${String(cause)} ${inspectDeep(error)}`)
-      }
-      assertClean("logs", lines.join("\n"))
-    }).pipe(Effect.provide(Layer.merge(quoting, layer)))
-  })
+  it.effect(
+    "a transport failure that quotes the request it was sending: its message, cause and spans hold no secret",
+    () => {
+      const { lines, spans, exits, layer } = observed()
+      // a client (or proxy) error that quotes the request: headers and body
+      const quoting = MockHttpClient.layer((request) => ({
+        transportError: `socket hang up while sending ${JSON.stringify(request.headers)} ${request.body}`
+      }))
+      return Effect.gen(function* () {
+        const oauth = yield* OAuthClient.make({
+          clientId: "id",
+          clientSecret: SECRET,
+          authUrl: AUTH_URL,
+          redirectUri: "http://127.0.0.1:9/cb",
+          maxRetries: 0
+        })
+        const tokenError = yield* Effect.flip(oauth.refresh(REFRESH))
+        const client = yield* ServiceClient.makeWith(
+          {
+            getAccessToken: Effect.succeed(Redacted.make(ACCESS)),
+            forceRefresh: () => Effect.succeed(Redacted.make(ACCESS))
+          },
+          { apiUrl: API_URL, maxRetries: 0 }
+        )
+        const apiError = yield* Effect.flip(client.albums.get("x"))
+        for (const error of [tokenError, apiError]) {
+          assert.strictEqual(error._tag, "TransportError")
+          assert.include(error.message, "[redacted]")
+          const cause = (error as { readonly cause?: unknown }).cause
+          assertClean("error", `${error.message} ${JSON.stringify(error)} ${String(cause)} ${inspectDeep(error)}`)
+        }
+        assertClean("logs", lines.join("\n"))
+        // the http.client spans end with the failure: what they hold is masked too
+        assert.isTrue(
+          spans.some((span) => span.startsWith("http.client POST")),
+          spans.join("\n")
+        )
+        assertClean("spans", spans.join("\n"))
+        assertClean("span exits", exits.join("\n"))
+      }).pipe(Effect.provide(Layer.merge(quoting, layer)))
+    }
+  )
 
   it.effect("ClientCredentials with a wrong secret: the message names the failure, not the secret", () =>
     Effect.gen(function* () {

@@ -14,7 +14,6 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { constTrue } from "effect/Function"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientError from "effect/http/HttpClientError"
@@ -22,8 +21,8 @@ import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import type * as Headers from "effect/http/Headers"
 import * as Redacted from "effect/Redacted"
 import { AuthenticationError, RateLimitError, type TokenCacheError, TransportError } from "../../ServiceError.js"
-import { traces } from "../liveServices.js"
 import { parseRetryAfter, Retryable, withRetries } from "../retry.js"
+import { withSafeSpans } from "../safeSpans.js"
 import { bufferedWebResponse } from "../shared/bufferedResponse.js"
 import { describeCause, maskJson, maskSecrets, safeCause } from "../shared/redact.js"
 import { timeoutOrElse } from "./attemptTimeout.js"
@@ -141,6 +140,7 @@ export interface Policy {
 
 export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: HttpClient.HttpClient): Policy => {
   const { maxRetryAfter, timeout } = config
+  const safeClient = withSafeSpans(httpClient)
 
   const classify = <B extends Body>(
     request: HttpClientRequest.HttpClientRequest,
@@ -199,10 +199,9 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
     token: Redacted.Redacted<string>,
     read: Read<B>
   ): Effect.Effect<Answer<B>, RateLimitError | TransportError | Retryable<RetryableFailure>> =>
-    Effect.withFiber((fiber) => {
-      const sent = httpClient.execute(HttpClientRequest.bearerToken(request, Redacted.value(token)))
-      // the platform's `http.client` span (and its trace headers) only when a tracer would see it
-      return (traces(fiber) ? sent : Effect.provideService(sent, HttpClient.TracerDisabledWhen, constTrue)).pipe(
+    Effect.suspend(() => {
+      // the SDK's safe `http.client` span (`safeSpans.ts`), never the platform's
+      return safeClient.execute(HttpClientRequest.bearerToken(request, Redacted.value(token))).pipe(
         Effect.flatMap((response) =>
           Effect.map(read(response), (body) => new LazyAnswer(response.status, response, body, token))
         ),
