@@ -148,3 +148,15 @@ export const requestSecretValues = (
   if (formBody !== undefined) for (const value of new URLSearchParams(formBody).values()) secrets.push(value)
   return secrets
 }
+
+/** `raw` parsed, its user name and password removed (for a span's URL attributes); undefined when it is no URL. */
+export const urlWithoutCredentials = (raw: string): URL | undefined => {
+  try {
+    const url = new URL(raw)
+    url.username = ""
+    url.password = ""
+    return url
+  } catch {
+    return undefined
+  }
+}

@@ -15,18 +15,7 @@ import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Redacted from "effect/Redacted"
 import { traces } from "./liveServices.js"
-import { requestSecretValues, safeCause } from "./redact.js"
-
-const safeUrl = (raw: string): URL | undefined => {
-  try {
-    const url = new URL(raw)
-    url.username = ""
-    url.password = ""
-    return url
-  } catch {
-    return undefined
-  }
-}
+import { requestSecretValues, safeCause, urlWithoutCredentials } from "./redact.js"
 
 /**
  * What the request carries that must not reach a span: the values of its redacted headers (`Authorization`, and the
@@ -51,7 +40,7 @@ const secretsOf = (
 
 const traced = (client: HttpClient.HttpClient, request: HttpClientRequest.HttpClientRequest) =>
   Effect.gen(function* () {
-    const url = safeUrl(request.url)
+    const url = urlWithoutCredentials(request.url)
     const span = yield* Effect.makeSpan(`http.client ${request.method}`, { kind: "client" })
     span.attribute("http.request.method", request.method)
     if (url !== undefined) {

@@ -19,18 +19,7 @@ import type * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Redacted from "effect/Redacted"
 import { traces } from "./liveServices.js"
-import { requestSecretValues, safeCause } from "./shared/redact.js"
-
-const safeUrl = (raw: string): URL | undefined => {
-  try {
-    const url = new URL(raw)
-    url.username = ""
-    url.password = ""
-    return url
-  } catch {
-    return undefined
-  }
-}
+import { requestSecretValues, safeCause, urlWithoutCredentials } from "./shared/redact.js"
 
 /** The values of the request's redacted headers and of its form body: a client may quote them in its failure. */
 const secretsOf = (
@@ -57,7 +46,7 @@ const traced = <A extends { readonly status: number }, E, R>(
   Effect.flatMap(
     Effect.makeSpan(`http.client ${request.method}`, { kind: "client" }),
     (span): Effect.Effect<A, E, R> => {
-      const url = safeUrl(request.url)
+      const url = urlWithoutCredentials(request.url)
       span.attribute("http.request.method", request.method)
       if (url !== undefined) {
         span.attribute("server.address", url.origin)
