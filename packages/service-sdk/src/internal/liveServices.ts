@@ -28,18 +28,15 @@ export const isLiveClock = (clock: Clock.Clock): boolean => clock === liveOnes()
 export const onLiveClock = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =>
   isLiveClock(Context.get(fiber.currentDefaultServices, Clock.Clock))
 
-/** Whether spans made in `fiber` would reach anyone (see {@link tracing}), read synchronously. */
+/**
+ * Whether spans made in `fiber` would reach anyone: tracing is on and a tracer other than Effect's default one
+ * (which records nothing anywhere) is installed. Read synchronously from the fiber's state.
+ */
 export const traces = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =>
   fiber.getFiberRef(FiberRef.currentTracerEnabled) && fiber.currentTracer !== liveOnes().tracer
 
 /**
- * Whether spans made here would reach anyone: tracing is on and a tracer other than Effect's default one (which
- * records nothing anywhere) is installed. One step: the fiber's state is read directly.
- */
-export const tracing: Effect.Effect<boolean> = Effect.withFiberRuntime((fiber) => Effect.succeed(traces(fiber)))
-
-/**
- * `Effect.withSpan(name, options)`, skipped when no tracer is installed (see {@link tracing}): the span would be
+ * `Effect.withSpan(name, options)`, skipped when no tracer is installed (see {@link traces}): the span would be
  * made, timed and dropped, at the cost of a stack capture and several fiber reads per call.
  */
 export const withSpanWhenTraced =

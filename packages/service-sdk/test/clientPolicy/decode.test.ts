@@ -1,6 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Effect, Either, FastCheck as fc, Schema } from "effect"
-import { decoder, isCompiled } from "../../src/internal/client/decode.js"
+import { decodeOr, isCompiled } from "../../src/internal/client/decode.js"
+
+/** The compiled decode with Effect's own error (`decodeOr` without a mapping). */
+const decoder =
+  <A, I>(schema: Schema.Schema<A, I>) =>
+  (input: unknown) =>
+    decodeOr(schema, input, (error) => error)
 import * as SchemaModule from "../../src/internal/client/schemas.js"
 
 const Schemas = SchemaModule.schemas()

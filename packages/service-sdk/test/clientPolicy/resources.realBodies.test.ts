@@ -3,10 +3,10 @@
  * episode or an ad in the player, and nothing playing as 204 or an empty 200.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, FastCheck as fc, Option } from "effect"
+import { Effect, FastCheck as fc, Option, type Schema } from "effect"
 import { ServiceClient } from "service-sdk"
 import { MockHttpClient } from "service-sdk/testing"
-import { decoder } from "../../src/internal/client/decode.js"
+import { decodeOr } from "../../src/internal/client/decode.js"
 import * as SchemaModule from "../../src/internal/client/schemas.js"
 import { clientLayer, ok } from "../ServiceClient.helpers.js"
 
@@ -207,8 +207,8 @@ const episodeBody = fc.record({
   show: fc.record({ id: fc.string(), name: fc.string() })
 })
 
-const decode = <A, I>(schema: Parameters<typeof decoder<A, I>>[0], body: unknown) =>
-  Effect.runSync(Effect.either(decoder(schema)(body)))
+const decode = <A, I>(schema: Schema.Schema<A, I>, body: unknown) =>
+  Effect.runSync(Effect.either(decodeOr(schema, body, (error) => error)))
 
 describe("properties: bodies with nulls where the API may send them", () => {
   it.prop(

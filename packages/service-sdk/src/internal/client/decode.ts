@@ -171,16 +171,8 @@ const decodingOf = (schema: Schema.Schema.Any): Decoding => {
 }
 
 /**
- * `Schema.decodeUnknown(schema, { errors: "all" })`, with the same results, through the compiled pass when the
- * schema has a shape it knows.
- */
-export const decoder =
-  <A, I>(schema: Schema.Schema<A, I>): ((input: unknown) => Effect.Effect<A, ParseResult.ParseError>) =>
-  (input) =>
-    decodeOr(schema, input, (error) => error)
-
-/**
- * `decoder(schema)(input)` with its ParseError mapped by `onError`; a value the compiled pass accepts is returned
+ * `Schema.decodeUnknown(schema, { errors: "all" })(input)`, with the same results, its ParseError mapped by
+ * `onError`: through the compiled pass when the schema has a shape it knows, and a value that pass accepts is returned
  * as is (no mapping step on the way of every answer).
  */
 export const decodeOr = <A, I, E>(
