@@ -172,6 +172,11 @@ steps.push(["vitest", vitestOk])
 let passed = 0
 let failed = 0
 let skipped = 0
+const failures = []
+const firstLine = (text) =>
+  String(text ?? "")
+    .split("\n")
+    .find((line) => line.trim() !== "") ?? "(no message)"
 for (const file of [results, consumerResults, effect4Results]) {
   if (!existsSync(file)) continue
   const report = JSON.parse(readFileSync(file, "utf8"))
@@ -182,7 +187,17 @@ for (const file of [results, consumerResults, effect4Results]) {
   failed += (report.testResults ?? []).filter(
     (suite) => suite.status === "failed" && suite.assertionResults.length === 0
   ).length
+  for (const suite of report.testResults ?? []) {
+    const file = suite.name.replace(`${root}/`, "")
+    if (suite.status === "failed" && suite.assertionResults.length === 0)
+      failures.push(`${file}: ${firstLine(suite.message)}`)
+    for (const test of suite.assertionResults ?? []) {
+      if (test.status === "failed") failures.push(`${file} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`)
+    }
+  }
 }
+// the failed tests again at the end, where a log's tail shows them
+if (failures.length > 0) console.log(`\nfailed tests:\n${failures.map((line) => `  ${line}`).join("\n")}`)
 const failedSteps = steps.filter(([, ok]) => !ok).map(([name]) => name)
 if (failedSteps.length > 0) console.log(`\nfailed steps: ${failedSteps.join(", ")}`)
 const seconds = Math.round((performance.now() - started) / 1000)
