@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { buildBin, cli, connectionArgs } from "./support/bin.js"
+import { freePort } from "./support/ports.js"
 
 const run = cli
 
@@ -131,7 +132,7 @@ describe("service-sdk CLI", () => {
       const dir = mkdtempSync(join(tmpdir(), "service-sdk-cli-"))
       const cache = join(dir, "nested", "tokens.json")
       const connection = connectionArgs(emulator)
-      const port = 20_000 + Math.floor(Math.random() * 20_000)
+      const port = await freePort()
       let visited = false
       const login = await run(["login", ...connection, "--no-browser", "--port", String(port), "--cache", cache], {
         onStdout: (text) => {

@@ -42,8 +42,8 @@ afterAll(async () => {
 
 const connection = () => connectionArgs(emulator)
 
-const login = (cache: string) =>
-  cli(["login", ...connection(), "--no-browser", "--port", freePortArg(), "--cache", cache], {
+const login = async (cache: string) =>
+  cli(["login", ...connection(), "--no-browser", "--port", await freePortArg(), "--cache", cache], {
     onStdout: approveFirstUrl()
   })
 

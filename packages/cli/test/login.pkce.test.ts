@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { buildBin, cleanEnv, cli } from "./support/bin.js"
+import { buildBin, cleanEnv, cli, freePortArg } from "./support/bin.js"
 
 /** Runs the built bin; every authorization URL it prints is visited (the emulator approves by itself). */
 const run = async (args: ReadonlyArray<string>, env: Record<string, string> = cleanEnv()) => {
@@ -31,7 +31,6 @@ describe("login with PKCE, as a confidential or a public client", () => {
   afterAll(async () => {
     await emulator.close()
   })
-  const port = () => String(20_000 + Math.floor(Math.random() * 20_000))
   const cacheFile = () => join(mkdtempSync(join(tmpdir(), "service-sdk-cli-pkce-")), "tokens.json")
 
   it("login --public-client signs in with no secret; whoami refreshes as a public client with no flag", async () => {
@@ -46,7 +45,7 @@ describe("login with PKCE, as a confidential or a public client", () => {
       "--public-client",
       "--no-browser",
       "--port",
-      port(),
+      await freePortArg(),
       "--cache",
       cache
     ])
@@ -85,7 +84,7 @@ describe("login with PKCE, as a confidential or a public client", () => {
       SERVICE_SDK_AUTH_URL: emulator.authUrl,
       SERVICE_SDK_API_URL: emulator.apiUrl
     })
-    const login = await run(["login", "--no-browser", "--port", port(), "--cache", cache], env)
+    const login = await run(["login", "--no-browser", "--port", await freePortArg(), "--cache", cache], env)
     expect(login.stderr).toBe("")
     expect(login.code).toBe(0)
     const whoami = await run(["whoami", "--cache", cache], env)
@@ -103,7 +102,7 @@ describe("login with PKCE, as a confidential or a public client", () => {
       emulator.clientSecret,
       "--no-browser",
       "--port",
-      port(),
+      await freePortArg(),
       "--cache",
       cache
     ])

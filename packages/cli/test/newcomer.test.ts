@@ -57,7 +57,7 @@ describe("login, whoami, logout", () => {
   it("login names the user, logout removes the tokens and the client file and says so, whoami then says to log in", async () => {
     const cache = join(mkdtempSync(join(tmpdir(), "cli-logout-")), "tokens.json")
     const connection = connectionArgs(emulator)
-    const login = await cli(["login", ...connection, "--no-browser", "--port", freePortArg(), "--cache", cache], {
+    const login = await cli(["login", ...connection, "--no-browser", "--port", await freePortArg(), "--cache", cache], {
       onStdout: approveFirstUrl()
     })
     expect(login.stderr).toBe("")
@@ -95,7 +95,7 @@ describe("login without a browser", () => {
     const cache = join(mkdtempSync(join(tmpdir(), "cli-nobrowser-")), "tokens.json")
     const empty = mkdtempSync(join(tmpdir(), "cli-nopath-")) // no xdg-open, open or wslview here
     let visited = false
-    const result = await cli(["login", ...connectionArgs(emulator), "--port", freePortArg(), "--cache", cache], {
+    const result = await cli(["login", ...connectionArgs(emulator), "--port", await freePortArg(), "--cache", cache], {
       env: cleanEnv({ PATH: empty, DISPLAY: "", BROWSER: "" }),
       onStdout: () => {},
       onSpawn: (child) => {

@@ -85,8 +85,7 @@ export const approveFirstUrl = (): ((text: string) => void) => {
   }
 }
 
-/** A port for `--port` (the loopback redirect), random in 20000–39999. */
-export const freePortArg = (): string => String(20_000 + Math.floor(Math.random() * 20_000))
+export { freePortArg } from "./ports.js"
 
 /** The options that point the CLI at a running emulator with its confidential client. */
 export const connectionArgs = (emulator: {

@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs"
-import * as Net from "node:net"
 import { type Browser, chromium } from "playwright-core"
 
 /** Debian's Chromium, driven through playwright-core (no browser download). */
@@ -21,12 +20,4 @@ export const launchChromium = (): Promise<Browser> =>
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
   })
 
-/** A loopback port that was free a moment ago (for the loopback redirect). */
-export const freePort = (): Promise<number> =>
-  new Promise<number>((resolve) => {
-    const server = Net.createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address() as Net.AddressInfo
-      server.close(() => resolve(address.port))
-    })
-  })
+export { freePort } from "./ports.js"
