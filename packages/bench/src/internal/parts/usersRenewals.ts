@@ -30,7 +30,7 @@ const cpuSince = (start: number | undefined) => {
 const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
 
 export const usersRenewals = async (context: Context): Promise<PartResult> => {
-  const rounds = context.quick ? 1 : 15
+  const rounds = context.quick ? 1 : 31
   // the emulator does not rotate refresh tokens by default: one refresh token serves every user
   const refreshToken = Redacted.make(await obtainRefreshToken(context.emulator))
   const oauth = await run(
