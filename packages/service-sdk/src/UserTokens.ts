@@ -1,7 +1,8 @@
 /**
  * Many users in one process (a web app): each user's tokens in their own `TokenStore` entry, renewed with the
  * refresh token grant under that user's own single flight. A user's in-memory state lives in an `RcMap` and is
- * dropped after `idleTimeToLive` without use, so memory follows active users, not every user ever seen.
+ * dropped after `idleTimeToLive` without use (`internal/sharedHold.ts`), so memory follows active users, not every
+ * user ever seen.
  *
  * @since 1.0.0
  */
@@ -127,8 +128,8 @@ export const make = (
         otherwise: TokenProviderService["getAccessToken"]
       ) => TokenProviderService["getAccessToken"] | undefined
     }
+    // no idle time of its own: the holds keep an active user's entry, and let go of it after idleTimeToLive unused
     const users = yield* RcMap.make({
-      idleTimeToLive,
       lookup: (userId: string): Effect.Effect<UserState, never, Scope.Scope> => {
         const cache = store(userId)
         const refresh = RefreshGrant.make(resolved.oauth, {
@@ -146,7 +147,7 @@ export const make = (
         return Provider.makeService("UserTokens", { ...resolved, cache }, renew, "fail", "signedOut")
       }
     })
-    const held = SharedHold.make(users)
+    const held = yield* SharedHold.make(users, { idleTimeToLive, scope: yield* Effect.scope })
     const withUser: <A, E>(userId: string, f: (state: UserState) => Effect.Effect<A, E>) => Effect.Effect<A, E> =
       held.use
 
@@ -184,7 +185,10 @@ export const make = (
         const id = userId
         // under the user's lock and the store's cross-process lock: a renewal under way lands first, and one that
         // was under way elsewhere cannot write its token back (its compare-and-set finds the entry gone)
-        return withUser(id, (state) => state.signOut).pipe(Effect.zipRight(RcMap.invalidate(users, id)))
+        return withUser(id, (state) => state.signOut).pipe(
+          Effect.zipRight(held.drop(id)),
+          Effect.zipRight(RcMap.invalidate(users, id))
+        )
       }).pipe(Effect.withSpan("UserTokens.signOut"))
 
     const signInEndsAt = (userId: string): Effect.Effect<Option.Option<Date>, TokenCacheError> =>

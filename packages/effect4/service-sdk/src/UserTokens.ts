@@ -99,8 +99,8 @@ export const make = (
     const resolved = yield* Provider.resolve({ ...options, tokenCache: undefined })
     const { oauth, protocol } = resolved
 
+    // no idle time of its own: the holds keep an active user's entry, and let go of it after idleTimeToLive unused
     const users = yield* RcMap.make({
-      idleTimeToLive,
       lookup: (userId: string) => {
         const cache = store(userId)
         const refresh = Provider.refreshGrant(oauth, {
@@ -126,11 +126,12 @@ export const make = (
         })
       }
     })
-    // overlapping calls for one user share one hold on the user's state
+    // a user's calls share one hold on the user's state, kept while the user is active
+    const held = yield* SharedHold.make(users, { idleTimeToLive, scope: yield* Effect.scope })
     const withUser: <A, E>(
       userId: string,
       f: (flight: SingleFlight.SingleFlight) => Effect.Effect<A, E>
-    ) => Effect.Effect<A, E> = SharedHold.make(users)
+    ) => Effect.Effect<A, E> = held.use
 
     const provider = (userId: string): TokenProvider.Service => {
       const error = userIdError(userId)
@@ -157,9 +158,9 @@ export const make = (
       Effect.suspend(() => {
         const error = userIdError(userId)
         if (error !== undefined) return failBadUserId(error)
-        return Effect.andThen(
-          withUser(userId, (flight) => flight.signOut),
-          RcMap.invalidate(users, userId)
+        return withUser(userId, (flight) => flight.signOut).pipe(
+          Effect.andThen(held.drop(userId)),
+          Effect.andThen(RcMap.invalidate(users, userId))
         )
       }).pipe(Effect.withSpan("UserTokens.signOut"))
 

@@ -147,6 +147,9 @@ describe("UserTokens", () => {
       yield* store("alice").set(tokenInfo("alice-2", 1800, { refreshToken: "alice-refresh" }))
       yield* TestClock.adjust("30 seconds")
       expect(value(yield* users.provider("alice").getAccessToken)).toBe("alice-1")
+      // each call starts the idle time again: 89 s after the first call, 59 s after the last, the state is there
+      yield* TestClock.adjust("59 seconds")
+      expect(value(yield* users.provider("alice").getAccessToken)).toBe("alice-1")
       yield* TestClock.adjust("61 seconds")
       expect(value(yield* users.provider("alice").getAccessToken)).toBe("alice-2")
       expect((yield* requests).length).toBe(0)

@@ -1,9 +1,12 @@
-/** Overlapping calls for one user share one hold on the user's state; the state lives while any call is under way. */
+/**
+ * A user's calls share one hold on the user's state: taken by the first call, kept while calls come at least once per
+ * idle time, let go of after the idle time without a call (then the `RcMap` drops the state), or at once by `drop`.
+ */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, RcMap } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, RcMap, Scope, TestClock } from "effect"
 import * as SharedHold from "../../src/internal/sharedHold.js"
 
-/** An RcMap whose entries are released at once when unused, recording lookups and releases. */
+/** An RcMap whose entries are released at once when unused, recording lookups and releases, under shared holds. */
 const tracked = (fail?: (key: string) => boolean) =>
   Effect.gen(function* () {
     const events: Array<string> = []
@@ -19,8 +22,9 @@ const tracked = (fail?: (key: string) => boolean) =>
               () => Effect.sync(() => events.push(`release ${key}`))
             )
     })
-    const held = SharedHold.make(map)
-    return { events, use: held.use, peek: held.peek }
+    const scope = yield* Scope.make()
+    const held = yield* SharedHold.make(map, { idleTimeToLive: Duration.minutes(1), scope })
+    return { events, scope, ...held }
   })
 
 /** Yields until `done()` (the forked calls have started), at most 1,000 times. */
@@ -31,7 +35,7 @@ const untilTrue = (done: () => boolean) =>
   )
 
 describe("SharedHold", () => {
-  it.scoped("overlapping calls share one entry, released when the last call ends", () =>
+  it.scoped("overlapping calls share one entry; it is kept for the idle time after the last call, then let go", () =>
     Effect.gen(function* () {
       const { events, peek, use } = yield* tracked()
       const gate = yield* Deferred.make<void>()
@@ -54,20 +58,46 @@ describe("SharedHold", () => {
       expect(peek("b")).toBeUndefined()
       yield* Deferred.succeed(gate, undefined)
       expect(yield* Fiber.join(calls)).toEqual(["a", "a", "a", "a", "a"])
+      // idle, still held: a later call joins it
+      expect(events).toEqual(["acquire a"])
+      expect(peek("a")).toEqual({ key: "a" })
+      yield* TestClock.adjust("59 seconds")
+      expect(yield* use("a", (state) => Effect.succeed(state.key))).toBe("a")
+      expect(events).toEqual(["acquire a"])
+      // a minute after that call, the hold is let go and the map drops the entry
+      yield* TestClock.adjust("59 seconds")
+      expect(events).toEqual(["acquire a"])
+      yield* TestClock.adjust("1 second")
       expect(events).toEqual(["acquire a", "release a"])
       expect(peek("a")).toBeUndefined()
       // a later call takes a new hold
       expect(yield* use("a", (state) => Effect.succeed(state.key))).toBe("a")
-      expect(events).toEqual(["acquire a", "release a", "acquire a", "release a"])
+      expect(events).toEqual(["acquire a", "release a", "acquire a"])
     })
   )
 
-  it.scoped("a failing or interrupted call lets go of its hold; the others keep the entry", () =>
+  it.scoped("a call under way keeps the entry past the idle time; the idle time starts when it ends", () =>
+    Effect.gen(function* () {
+      const { events, use } = yield* tracked()
+      yield* use("a", () => Effect.void)
+      const gate = yield* Deferred.make<void>()
+      const long = yield* Effect.fork(use("a", () => Deferred.await(gate)))
+      yield* TestClock.adjust("5 minutes")
+      expect(events).toEqual(["acquire a"])
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(long)
+      yield* TestClock.adjust("59 seconds")
+      expect(events).toEqual(["acquire a"])
+      yield* TestClock.adjust("1 second")
+      expect(events).toEqual(["acquire a", "release a"])
+    })
+  )
+
+  it.scoped("a failing or interrupted call ends its use; the entry is let go after the idle time all the same", () =>
     Effect.gen(function* () {
       const { events, peek, use } = yield* tracked()
       const gate = yield* Deferred.make<void>()
       let started = 0
-      expect(peek("a")).toBeUndefined()
       const waiting = yield* Effect.fork(
         use("a", () =>
           Effect.zipRight(
@@ -90,18 +120,64 @@ describe("SharedHold", () => {
       expect(events).toEqual(["acquire a"])
       yield* Deferred.succeed(gate, undefined)
       yield* Fiber.join(waiting)
+      expect(peek("a")).toEqual({ key: "a" })
+      yield* TestClock.adjust("1 minute")
       expect(events).toEqual(["acquire a", "release a"])
+      expect(peek("a")).toBeUndefined()
     })
   )
 
   it.scoped("a lookup that fails holds nothing: the next call looks up again", () =>
     Effect.gen(function* () {
       let failing = true
-      const { events, use } = yield* tracked(() => failing)
+      const { events, peek, use } = yield* tracked(() => failing)
       expect(yield* Effect.exit(use("a", () => Effect.void))).toEqual(Exit.fail("no a"))
+      expect(peek("a")).toBeUndefined()
       failing = false
       expect(yield* use("a", (state) => Effect.succeed(state.key))).toBe("a")
+      expect(events).toEqual(["acquire a"])
+    })
+  )
+
+  it.scoped("drop lets go of an idle hold at once, of a hold in use when its last call ends", () =>
+    Effect.gen(function* () {
+      const { drop, events, peek, use } = yield* tracked()
+      yield* use("a", () => Effect.void)
+      yield* drop("a")
       expect(events).toEqual(["acquire a", "release a"])
+      expect(peek("a")).toBeUndefined()
+      const gate = yield* Deferred.make<void>()
+      let started = false
+      const call = yield* Effect.fork(
+        use("a", () =>
+          Effect.zipRight(
+            Effect.sync(() => (started = true)),
+            Deferred.await(gate)
+          )
+        )
+      )
+      yield* untilTrue(() => started)
+      yield* drop("a")
+      // a dropped hold is not joined: a call now takes a new one (the map, still referenced, gives the same entry)
+      expect(peek("a")).toBeUndefined()
+      expect(events).toEqual(["acquire a", "release a", "acquire a"])
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(call)
+      expect(events).toEqual(["acquire a", "release a", "acquire a", "release a"])
+      // the idle timer of a dropped hold lets nothing go twice
+      yield* TestClock.adjust("2 minutes")
+      expect(events).toEqual(["acquire a", "release a", "acquire a", "release a"])
+    })
+  )
+
+  it.scoped("closing the holds' scope lets go of every idle hold", () =>
+    Effect.gen(function* () {
+      const { events, scope, use } = yield* tracked()
+      yield* use("a", () => Effect.void)
+      yield* use("b", () => Effect.void)
+      expect(events).toEqual(["acquire a", "acquire b"])
+      yield* Scope.close(scope, Exit.void)
+      expect([...events].sort()).toEqual(["acquire a", "acquire b", "release a", "release b"])
     })
   )
 })

@@ -1,9 +1,11 @@
 /**
- * Use of an `RcMap` entry by calls that overlap: the calls under way for one key share one `RcMap.get` (one reference,
- * one scope), taken by the first and released by the last (the counting: `shared/holds.ts`). A burst of callers for
- * one user then costs one lookup of the map, not one each; the entry's lifetime is unchanged (it is referenced while
- * any call is under way, and its idle time starts when the last one ends). The Effect 3 line has the same module.
+ * Use of an `RcMap` entry (a user's state) by calls: the first call for a key takes one `RcMap.get` (one reference,
+ * one scope); later calls, overlapping or not, join that hold while it is in use at least once per idle time; after
+ * `idleTimeToLive` without a call, the hold is let go and the `RcMap` (made without an idle time of its own) drops
+ * the entry. The bookkeeping is plain code shared by both lines (`shared/holds.ts`). A user's calls then cost no
+ * lookup of the map and no scope while the user is active. The Effect 3 line has the same module.
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as RcMap from "effect/RcMap"
@@ -15,43 +17,85 @@ interface Hold<A> {
   readonly scope: Scope.Closeable
 }
 
-/** `use(key, f)`: `f` with the entry of `key`, held for as long as `f` (or an overlapping call) runs. */
-export const make = <K, A, E>(map: RcMap.RcMap<K, A, E>) => {
-  const holds = Holds.make<K, Hold<A>>()
+export interface SharedHold<K, A, E> {
+  /** `f` with the entry of `key`, held for as long as `f` runs, and kept for the idle time after the last call. */
+  readonly use: <B, E2>(key: K, f: (value: A) => Effect.Effect<B, E2>) => Effect.Effect<B, E | E2>
+  /** Lets go of the hold for `key` (at once, or when its last call ends): its next call takes a new one. */
+  readonly drop: (key: K) => Effect.Effect<void>
+}
 
-  const take = (key: K): Effect.Effect<Hold<A>, E> =>
+/**
+ * The holds over `map`, let go of after `idleTimeToLive` without a call; their idle timers run in `scope`, and
+ * closing it lets go of every hold.
+ */
+export const make = <K, A, E>(
+  map: RcMap.RcMap<K, A, E>,
+  options: { readonly idleTimeToLive: Duration.Duration; readonly scope: Scope.Scope }
+): Effect.Effect<SharedHold<K, A, E>> => {
+  const holds = Holds.make<K, Hold<A>>()
+  const idleMillis = Duration.toMillis(options.idleTimeToLive)
+  const letGo = (hold: Hold<A> | undefined) => (hold === undefined ? Effect.void : Scope.close(hold.scope, Exit.void))
+
+  const take = (key: K): Effect.Effect<Holds.Held<K, Hold<A>>, E> =>
     Effect.flatMap(Scope.make(), (scope) =>
       RcMap.get(map, key).pipe(
         Scope.provide(scope),
         Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause))),
         Effect.flatMap((value) => {
-          const { hold, kept } = holds.keep(key, { value, scope })
-          return kept ? Effect.succeed(hold) : Effect.as(Scope.close(scope, Exit.void), hold)
+          const { held, kept } = holds.keep(key, { value, scope })
+          return kept ? Effect.succeed(held) : Effect.as(Scope.close(scope, Exit.void), held)
         })
       )
     )
 
-  const release = (key: K, hold: Hold<A>) =>
-    Effect.suspend(() => (holds.leave(key, hold) ? Scope.close(hold.scope, Exit.void) : Effect.void))
+  /** Sleeps until the hold has been idle for `idleTimeToLive`, then lets go of it (unless a call came meanwhile). */
+  const idleTimer = (held: Holds.Held<K, Hold<A>>): Effect.Effect<void> =>
+    Effect.clockWith((clock) => {
+      const next = holds.wake(held, clock.currentTimeMillisUnsafe(), idleMillis)
+      if (next === "end") return Effect.void
+      if (next === "letGo") return Effect.uninterruptible(letGo(held.hold))
+      return Effect.flatMap(Effect.sleep(Duration.millis(next)), () => idleTimer(held))
+    })
+
+  const release = (held: Holds.Held<K, Hold<A>>) =>
+    Effect.clockWith((clock) => {
+      switch (holds.leave(held, clock.currentTimeMillisUnsafe())) {
+        case "none":
+          return Effect.void
+        case "letGo":
+          return letGo(held.hold)
+        case "startTimer":
+          // interruptible although forked from the caller's uninterruptible region: the scope's close ends it
+          return Effect.asVoid(Effect.forkIn(Effect.interruptible(idleTimer(held)), options.scope))
+      }
+    })
 
   // in the caller's uninterruptible region already: the release is attached without a region of its own
   const use = <B, E2>(
-    key: K,
-    hold: Hold<A>,
+    held: Holds.Held<K, Hold<A>>,
     restore: <X, EX, RX>(effect: Effect.Effect<X, EX, RX>) => Effect.Effect<X, EX, RX>,
     f: (value: A) => Effect.Effect<B, E2>
   ): Effect.Effect<B, E2> =>
-    Effect.matchCauseEffect(restore(f(hold.value)), {
-      onFailure: (cause) => Effect.andThen(release(key, hold), Effect.failCause(cause)),
-      onSuccess: (value) => Effect.as(release(key, hold), value)
+    Effect.matchCauseEffect(restore(f(held.hold.value)), {
+      onFailure: (cause) => Effect.andThen(release(held), Effect.failCause(cause)),
+      onSuccess: (value) => Effect.as(release(held), value)
     })
 
-  return <B, E2>(key: K, f: (value: A) => Effect.Effect<B, E2>): Effect.Effect<B, E | E2> =>
-    Effect.uninterruptibleMask((restore) => {
-      // joined within the region: no interruption comes between the join and the release that matches it
-      const held = holds.join(key)
-      return held === undefined
-        ? Effect.flatMap(take(key), (hold) => use(key, hold, restore, f))
-        : use(key, held, restore, f)
-    })
+  return Effect.as(
+    Scope.addFinalizer(
+      options.scope,
+      Effect.suspend(() => Effect.forEach(holds.dropAll(), letGo, { discard: true }))
+    ),
+    {
+      use: (key, f) =>
+        Effect.uninterruptibleMask((restore) => {
+          // joined within the region: no interruption comes between the join and the release that matches it
+          const held = holds.join(key)
+          return held === undefined
+            ? Effect.flatMap(take(key), (taken) => use(taken, restore, f))
+            : use(held, restore, f)
+        }),
+      drop: (key) => Effect.suspend(() => letGo(holds.drop(key)))
+    }
+  )
 }
