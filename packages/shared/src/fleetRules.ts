@@ -24,3 +24,13 @@ export const staleAtMillis = (
   }
   return expires - skewMillis
 }
+
+/**
+ * After an `invalid_grant` on a shared entry (RFC 6749 §5.2; the Service rotates refresh tokens): how often, and how
+ * far apart (ms, on the wall clock), the entry is read for the token of the renewal elsewhere that rotated ours out,
+ * before our refresh token is taken for rejected (0.5 s in all). Without a lock the winner may still be writing it.
+ * With a lock it is written already, unless the lock itself was lost: a Redis failover to a replica that had not seen
+ * it, where the winner writes its token back within about this long (issue 28's kept writes).
+ */
+export const RACE_READS = 6
+export const RACE_READ_PAUSE_MILLIS = 100

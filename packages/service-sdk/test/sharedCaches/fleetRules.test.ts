@@ -3,7 +3,7 @@
  * their client, `invalid_grant` never sent twice, short-lived tokens, and the degraded mode of a shared cache.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Logger, Option, Redacted, Ref, TestClock } from "effect"
+import { Clock, Effect, Fiber, Logger, Option, Redacted, Ref, TestClock } from "effect"
 import { ClientCredentials, TokenCache, TokenCacheError, TokenInfo, TokenProvider } from "service-sdk"
 import { MockHttpClient } from "service-sdk/testing"
 import {
@@ -249,6 +249,43 @@ describe("invalid_grant", () => {
               // while our request was on its way, another process rotated the refresh token and stored its token
               Effect.as(
                 Ref.set(store, Option.some(tokenInfo("renewed-elsewhere", 3600, { refreshToken: "rotated" }))),
+                oauthError(400, "invalid_grant")
+              ),
+            { tokenCache: cache }
+          )
+        )
+      )
+    })
+  )
+})
+
+describe("invalid_grant under a lock that was lost", () => {
+  it.live("the winner's token, written 250 ms after our invalid_grant (a lock lost in a failover), is served", () =>
+    Effect.gen(function* () {
+      const nowSeconds = (yield* Clock.currentTimeMillis) / 1000
+      const { cache, store } = yield* switchableCache(
+        tokenInfo("old-access", nowSeconds - 10, { refreshToken: "dead-refresh" })
+      )
+      yield* Effect.gen(function* () {
+        const token = yield* getToken
+        expect(value(token)).toBe("renewed-elsewhere")
+        yield* expectTokenRequests(1)
+        expect(Option.getOrThrow(yield* Ref.get(store)).refreshRejected).toBeUndefined()
+      }).pipe(
+        Effect.provide(
+          authorizationCodeLayer(
+            () =>
+              // the other process rotated the refresh token under "its" lock and writes its token back a little later
+              Effect.as(
+                Effect.forkDaemon(
+                  Effect.delay(
+                    Ref.set(
+                      store,
+                      Option.some(tokenInfo("renewed-elsewhere", nowSeconds + 3600, { refreshToken: "rotated" }))
+                    ),
+                    "250 millis"
+                  )
+                ),
                 oauthError(400, "invalid_grant")
               ),
             { tokenCache: cache }

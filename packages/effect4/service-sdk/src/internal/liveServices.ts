@@ -20,6 +20,10 @@ const liveOnes = () => {
   return live
 }
 
+/** A pause on the wall clock whatever clock the fiber has (for what other processes do in real time). */
+export const sleepOnLiveClock = (millis: number): Effect.Effect<void> =>
+  Effect.suspend(() => Effect.provideService(Effect.sleep(millis), Clock.Clock, liveOnes().clock))
+
 /** Whether `fiber` runs on Effect's default clock (the wall clock; not `TestClock`, not a user's own). */
 export const onLiveClock = (fiber: Fiber.Fiber<unknown, unknown>): boolean =>
   fiber.getRef(Clock.Clock) === liveOnes().clock

@@ -14,8 +14,8 @@ import * as Semaphore from "effect/Semaphore"
 import { type AuthenticationError, TokenCacheError, type TransportError } from "../ServiceError.js"
 import type { TokenCache } from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
-import { withSpanWhenTraced } from "./liveServices.js"
-import { staleAtMillis, VANISHED_ENTRY_GRACE_MILLIS } from "./shared/fleetRules.js"
+import { sleepOnLiveClock, withSpanWhenTraced } from "./liveServices.js"
+import { RACE_READ_PAUSE_MILLIS, RACE_READS, staleAtMillis, VANISHED_ENTRY_GRACE_MILLIS } from "./shared/fleetRules.js"
 
 export type TokenFailure = AuthenticationError | TransportError | TokenCacheError
 
@@ -207,6 +207,21 @@ export const make = (options: {
         return token.accessToken
       })
 
+    /** The token of a renewal elsewhere that rotated ours out, read `RACE_READS` times (`shared/fleetRules.ts`). */
+    const winnerOfRace = (usable: (token: TokenInfo) => boolean, current: Option.Option<TokenInfo>) =>
+      Effect.gen(function* () {
+        for (let attempt = 0; attempt < RACE_READS; attempt++) {
+          // the other process writes in real time: this pause is on the live clock whatever clock the provider has
+          if (attempt > 0) yield* sleepOnLiveClock(RACE_READ_PAUSE_MILLIS)
+          const now = yield* Effect.orElseSucceed(readCache, () => Option.none<TokenInfo>())
+          const other = yield* servable(now, usable)
+          if (Option.isSome(other) && !Option.exists(current, (t) => same(t.accessToken, other.value.accessToken))) {
+            return other
+          }
+        }
+        return Option.none<TokenInfo>()
+      })
+
     const renewNow = (usable: (token: TokenInfo) => boolean, expected: Option.Option<TokenInfo> | undefined) =>
       Effect.gen(function* () {
         const current = Option.fromUndefinedOr(memo?.token)
@@ -216,12 +231,10 @@ export const make = (options: {
           const failure = renewed.failure
           if (failure._tag !== "RefreshRejected") return yield* Effect.fail(failure)
           if (expected !== undefined) {
-            // another process may have renewed with a newer refresh token: ours was then rotated out
-            const now = yield* Effect.orElseSucceed(readCache, () => Option.none<TokenInfo>())
-            const other = yield* servable(now, usable)
-            if (Option.isSome(other) && !Option.exists(current, (t) => same(t.accessToken, other.value.accessToken))) {
-              return other.value.accessToken
-            }
+            // another process may have renewed with a newer refresh token: ours was then rotated out, and the winner
+            // may still be writing its token (no lock, or a lock lost in a failover): read a few times
+            const other = yield* winnerOfRace(usable, current)
+            if (Option.isSome(other)) return other.value.accessToken
             if (failure.rejected !== undefined) {
               const marked = yield* Effect.result(compareAndSet(expected, failure.rejected))
               if (marked._tag === "Failure") {

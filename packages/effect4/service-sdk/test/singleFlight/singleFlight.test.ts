@@ -1,5 +1,6 @@
 /** Single flight (DESIGN section 4): many callers, one token request, shared outcomes, exact counts under TestClock. */
 import { assert, describe, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
@@ -157,6 +158,37 @@ describe("invalid_grant memory", () => {
     }).pipe(
       Effect.provide(mock(() => MockHttpClient.json({ error: "invalid_grant", error_description: "revoked" }, 400)))
     )
+  )
+
+  it.live(
+    "the token of a renewal elsewhere, written 250 ms after our invalid_grant (a lock lost in a failover), is served",
+    () =>
+      Effect.gen(function* () {
+        const now = (yield* Clock.currentTimeMillis) / 1000
+        const cache = yield* TokenCache.memory(
+          new TokenInfo({
+            accessToken: Redacted.make("at-0"),
+            expiresAt: now - 10,
+            refreshToken: Redacted.make("rt-0")
+          })
+        )
+        const winner = new TokenInfo({
+          accessToken: Redacted.make("renewed-elsewhere"),
+          expiresAt: now + 3600,
+          refreshToken: Redacted.make("rt-rotated")
+        })
+        const mockClient = yield* MockHttpClient
+        // the other process rotated the refresh token under "its" lock and writes its token back a little later
+        yield* mockClient.setHandler(() => {
+          setTimeout(() => Effect.runFork(cache.set(winner)), 250)
+          return MockHttpClient.json({ error: "invalid_grant" }, 400)
+        })
+        const provider = yield* AuthorizationCode.make({ ...credentials, tokenCache: cache })
+        assert.strictEqual(Redacted.value(yield* provider.getAccessToken), "renewed-elsewhere")
+        assert.strictEqual((yield* requests).length, 1)
+        const entry = yield* cache.get
+        assert.strictEqual(entry._tag === "Some" && entry.value.refreshRejected, undefined)
+      }).pipe(Effect.provide(mock(() => MockHttpClient.json({ error: "invalid_grant" }, 400))))
   )
 
   it.effect("an empty 400 (no error code) counts as invalid_grant", () =>

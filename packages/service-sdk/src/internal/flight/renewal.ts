@@ -13,6 +13,7 @@ import * as Redacted from "effect/Redacted"
 import { AuthenticationError, type TransportError } from "../../ServiceError.js"
 import type { TokenCache } from "../../TokenCache.js"
 import type { TokenInfo } from "../../TokenInfo.js"
+import { RACE_READ_PAUSE_MILLIS, RACE_READS } from "../shared/fleetRules.js"
 import type { Memo } from "./memo.js"
 import type { SharedWrite } from "./sharedWrite.js"
 import * as State from "./state.js"
@@ -29,9 +30,8 @@ export class RefreshRejected {
   ) {}
 }
 
-/** Without a lock, how often and how far apart the entry is read for the winner of a rotation race (0.5 s). */
-const RACE_READS = 6
-const RACE_READ_PAUSE = Duration.millis(100)
+/** How often and how far apart the entry is read for the winner of a rotation race (`shared/fleetRules.ts`). */
+const RACE_READ_PAUSE = Duration.millis(RACE_READ_PAUSE_MILLIS)
 const liveClock = Clock.make()
 
 export type Renew = (
@@ -111,14 +111,13 @@ export const make = (options: {
     })
 
   /**
-   * After an `invalid_grant`: the token of a renewal elsewhere that rotated our refresh token out. Under the cache's
-   * lock it is written already; without a lock (a cache with `compareAndSet` only) the winner may still be writing
-   * it, so the entry is read a few times more before the refresh token is taken for rejected.
+   * After an `invalid_grant`: the token of a renewal elsewhere that rotated our refresh token out. The winner may
+   * still be writing it (a cache with `compareAndSet` only, or a lock lost in a failover), so the entry is read a few
+   * times more before the refresh token is taken for rejected.
    */
   const winnerOfRace = (usable: (token: TokenInfo) => boolean, current: Option.Option<TokenInfo>) =>
     Effect.gen(function* () {
-      const tries = options.cache.withLock === undefined ? RACE_READS : 1
-      for (let attempt = 0; attempt < tries; attempt++) {
+      for (let attempt = 0; attempt < RACE_READS; attempt++) {
         // the other process writes in real time: this pause is on the live clock whatever clock the provider has
         if (attempt > 0) yield* Effect.withClock(Effect.sleep(RACE_READ_PAUSE), liveClock)
         const now = yield* Effect.orElseSucceed(memo.readCache, () => Option.none<TokenInfo>())
