@@ -102,6 +102,44 @@ describe.skipIf(binary === undefined)("Redis writes with replicas", () => {
     30_000
   )
 
+  it.scopedLive(
+    "a lock granted by a server with a new replication id (a promoted replica) makes its holder wait, no command failed",
+    () =>
+      Effect.gen(function* () {
+        const key = `test:replication:${randomUUID()}`
+        const tokens = yield* RedisTokenCache.make({ url: url(), key })
+        const replidOf = async (node: Node) =>
+          String(await node.admin.info("replication")).match(/master_replid:(\w+)/)?.[1] ?? ""
+        const roleOf = async (node: Node) => String(await node.admin.info("replication")).match(/role:(\w+)/)?.[1]
+        // a first lock records the server's replication id
+        yield* tokens.withLock!(Effect.void)
+        const before = yield* Effect.promise(() => replidOf(pair!.master))
+        // two coordinated failovers (FAILOVER, Redis 6.2+): the same server is the master again, with a new
+        // replication id, as a replica promoted by a failover has; this client's connection saw nothing of it
+        for (const [from, to] of [
+          [pair!.master, pair!.replica],
+          [pair!.replica, pair!.master]
+        ] as const) {
+          yield* Effect.promise(() => from.admin.call("FAILOVER"))
+          const done = yield* eventually(
+            async () => (await roleOf(to)) === "master" && (await roleOf(from)) === "slave",
+            10_000
+          )
+          expect(done).toBe(true)
+        }
+        yield* eventually(async () => {
+          const answer = await Promise.resolve(pair!.master.admin.set(`${key}:probe`, "x")).catch(() => "no")
+          return answer === "OK"
+        }, 10_000)
+        expect(yield* Effect.promise(() => replidOf(pair!.master))).not.toBe(before)
+        const start = Date.now()
+        const ranAt = yield* tokens.withLock!(Effect.sync(() => Date.now()))
+        // the settling (2 s) from the grant
+        expect(ranAt - start).toBeGreaterThanOrEqual(1500)
+      }),
+    40_000
+  )
+
   it.scopedLive("after Redis was away, a holder waits before it runs (the servers have replicas)", () =>
     Effect.gen(function* () {
       const proxy = yield* Effect.acquireRelease(

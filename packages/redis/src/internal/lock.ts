@@ -17,6 +17,7 @@ import * as Fiber from "effect/Fiber"
 import * as Random from "effect/Random"
 import { TokenCacheError } from "service-sdk"
 import { type Connection, neighbour, script } from "./connection.js"
+import { lockAcquired, promotionWatch } from "./shared/redisProtocol.js"
 
 export interface LockOptions {
   readonly lockKey: string
@@ -53,14 +54,22 @@ export const make = (connection: Connection, options: LockOptions) => {
   const pollMillis = Math.max(1, Duration.toMillis(options.pollInterval))
   const heartbeatMillis = heartbeatInterval(ttlMillis)
 
-  /** One try; `true` when this owner now holds the lock; another application's value at the key is a failure. */
+  const promoted = promotionWatch()
+
+  /**
+   * One try; `true` when this owner now holds the lock; another application's value at the key is a failure. A lock
+   * granted by a server with a new replication id (a promoted replica) counts as Redis having been away: the holder
+   * settles.
+   */
   const tryAcquire = (owner: string) =>
     Effect.flatMap(
       connection.run(`SET ${lockKey} NX`, (redis) => script(redis, "serviceSdkLockAcquire", lockKey, owner, ttlMillis)),
-      (reply) =>
-        typeof reply === "string"
-          ? Effect.fail(neighbour(connection.address, lockKey, reply, "lock"))
-          : Effect.succeed(reply === 1)
+      (reply) => {
+        if (typeof reply === "string") return Effect.fail(neighbour(connection.address, lockKey, reply, "lock"))
+        const { acquired, replid } = lockAcquired(reply)
+        if (acquired && promoted(replid)) connection.health.awayAt = liveClock.unsafeCurrentTimeMillis()
+        return Effect.succeed(acquired)
+      }
     )
 
   /**

@@ -16,7 +16,7 @@ import * as Random from "effect/Random"
 import * as Result from "effect/Result"
 import { TokenCacheError } from "service-sdk"
 import { type Connection, liveClock, liveMillis } from "./connection.js"
-import { heartbeatInterval } from "./shared/redisProtocol.js"
+import { heartbeatInterval, lockAcquired, promotionWatch } from "./shared/redisProtocol.js"
 import { neighbourMessage } from "./shared/redisClient.js"
 
 export interface LockOptions {
@@ -50,14 +50,22 @@ export const make = (connection: Connection, options: LockOptions) => {
 
   const neighbour = (kind: string) => neighbourMessage(connection.address, lockKey, kind, "lock")
 
-  /** One try; `true` when this owner now holds the lock; another application's value at the key is a failure. */
+  const promoted = promotionWatch()
+
+  /**
+   * One try; `true` when this owner now holds the lock; another application's value at the key is a failure. A lock
+   * granted by a server with a new replication id (a promoted replica) counts as Redis having been away: the holder
+   * settles.
+   */
   const tryAcquire = (owner: string) =>
     Effect.flatMap(
       connection.script(`SET ${lockKey} NX`, "serviceSdkLockAcquire", lockKey, owner, ttlMillis),
-      (reply) =>
-        typeof reply === "string"
-          ? Effect.fail(new TokenCacheError({ message: neighbour(reply) }))
-          : Effect.succeed(reply === 1)
+      (reply) => {
+        if (typeof reply === "string") return Effect.fail(new TokenCacheError({ message: neighbour(reply) }))
+        const { acquired, replid } = lockAcquired(reply)
+        if (acquired && promoted(replid)) connection.health.awayAt = liveMillis()
+        return Effect.succeed(acquired)
+      }
     )
 
   /**
