@@ -167,8 +167,9 @@ return redis.call("del", KEYS[1])`
   },
   /**
    * Takes the lock KEYS[1] for ARGV[1] for ARGV[2] ms if it is free (`SET NX PX`), or if ARGV[1] has it already (a
-   * try whose reply was lost, sent again): `[1, replid]` when ARGV[1] holds it (the server's `master_replid`, "" when
-   * it cannot say: see {@link promotionWatch}), 0 when another owner does, the type of another application's value.
+   * try whose reply was lost, sent again): `[1, replid]` when ARGV[1] holds it, `[0, replid]` when another owner
+   * does (replid: the server's `master_replid`, "" when it cannot say; see {@link promotionWatch}), the type of
+   * another application's value.
    * A lock of ours without an expiry (never written so by this version) is given one, so no lock is waited on for
    * longer than its TTL.
    */
@@ -184,7 +185,7 @@ if owner == nil then return kind end
 if owner == false then redis.call("set", KEYS[1], ARGV[1], "PX", ARGV[2]) return { 1, replid() } end
 if owner == ARGV[1] then redis.call("pexpire", KEYS[1], ARGV[2]) return { 1, replid() } end
 if redis.call("pttl", KEYS[1]) < 0 then redis.call("pexpire", KEYS[1], ARGV[2]) end
-return 0`
+return { 0, replid() }`
   },
   /** Deletes the lock KEYS[1] only if ARGV[1] owns it. */
   serviceSdkLockRelease: {
@@ -210,15 +211,16 @@ export type ScriptName = keyof typeof SCRIPTS
 
 /** The acquire script's reply (not a neighbour's type): whether the lock is ours, and the server's replication id. */
 export const lockAcquired = (reply: unknown): { readonly acquired: boolean; readonly replid: string } =>
-  Array.isArray(reply) && reply[0] === 1
-    ? { acquired: true, replid: typeof reply[1] === "string" ? reply[1] : "" }
+  Array.isArray(reply)
+    ? { acquired: reply[0] === 1, replid: typeof reply[1] === "string" ? reply[1] : "" }
     : { acquired: reply === 1, replid: "" }
 
 /**
- * Per lock: true when the server that granted it has another replication id than at the last grant. A replica
+ * Per lock: true when the server that answers a try has another replication id than at the last try. A replica
  * promoted by a failover takes a new `master_replid`; the lock (and writes the old master had not passed on) may then
  * have been lost, and a holder settles (28.R4 (c)) even when it saw nothing of the failover (a Redis Cluster client
- * that sent no command during it sees no `close`).
+ * that sent no command during it sees no `close`). Waiters see it at their first try after the failover, so their
+ * settling ends about when the first holder's does: the holders of one lock do not settle one after another.
  */
 export const promotionWatch = (): ((replid: string) => boolean) => {
   let last: string | undefined

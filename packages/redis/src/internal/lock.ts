@@ -57,8 +57,8 @@ export const make = (connection: Connection, options: LockOptions) => {
   const promoted = promotionWatch()
 
   /**
-   * One try; `true` when this owner now holds the lock; another application's value at the key is a failure. A lock
-   * granted by a server with a new replication id (a promoted replica) counts as Redis having been away: the holder
+   * One try; `true` when this owner now holds the lock; another application's value at the key is a failure. A try
+   * answered by a server with a new replication id (a promoted replica) counts as Redis having been away: the holder
    * settles.
    */
   const tryAcquire = (owner: string) =>
@@ -67,7 +67,7 @@ export const make = (connection: Connection, options: LockOptions) => {
       (reply) => {
         if (typeof reply === "string") return Effect.fail(neighbour(connection.address, lockKey, reply, "lock"))
         const { acquired, replid } = lockAcquired(reply)
-        if (acquired && promoted(replid)) connection.health.awayAt = liveClock.unsafeCurrentTimeMillis()
+        if (promoted(replid)) connection.health.awayAt = liveClock.unsafeCurrentTimeMillis()
         return Effect.succeed(acquired)
       }
     )

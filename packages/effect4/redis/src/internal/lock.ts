@@ -53,8 +53,8 @@ export const make = (connection: Connection, options: LockOptions) => {
   const promoted = promotionWatch()
 
   /**
-   * One try; `true` when this owner now holds the lock; another application's value at the key is a failure. A lock
-   * granted by a server with a new replication id (a promoted replica) counts as Redis having been away: the holder
+   * One try; `true` when this owner now holds the lock; another application's value at the key is a failure. A try
+   * answered by a server with a new replication id (a promoted replica) counts as Redis having been away: the holder
    * settles.
    */
   const tryAcquire = (owner: string) =>
@@ -63,7 +63,7 @@ export const make = (connection: Connection, options: LockOptions) => {
       (reply) => {
         if (typeof reply === "string") return Effect.fail(new TokenCacheError({ message: neighbour(reply) }))
         const { acquired, replid } = lockAcquired(reply)
-        if (acquired && promoted(replid)) connection.health.awayAt = liveMillis()
+        if (promoted(replid)) connection.health.awayAt = liveMillis()
         return Effect.succeed(acquired)
       }
     )
