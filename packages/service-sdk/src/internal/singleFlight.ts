@@ -96,7 +96,6 @@ export const make = (options: {
     const writer = SharedWrite.make({ name, cache, cell: memo.cell, scope, entryGone })
     const renewNow = Renewal.make({
       name,
-      cache,
       clock,
       skewMillis,
       memo,

@@ -11,7 +11,6 @@ import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { AuthenticationError, type TransportError } from "../../ServiceError.js"
-import type { TokenCache } from "../../TokenCache.js"
 import type { TokenInfo } from "../../TokenInfo.js"
 import { RACE_READ_PAUSE_MILLIS, RACE_READS } from "../shared/fleetRules.js"
 import type { Memo } from "./memo.js"
@@ -45,7 +44,6 @@ export type Target =
 
 export const make = (options: {
   readonly name: string
-  readonly cache: TokenCache
   readonly clock: { readonly currentTimeMillis: Effect.Effect<number> }
   readonly skewMillis: number
   readonly memo: Memo
