@@ -45,6 +45,7 @@ const FULL: { readonly settings: Settings; readonly sizes: Sizes } = {
     memoryCalls: 1_000_000,
     memoryRequests: 100_000,
     startupRuns: 7,
+    coldImportRuns: 15,
     quietWaitMs: 10_000
   }
 }
@@ -59,6 +60,7 @@ const QUICK: typeof FULL = {
     memoryCalls: 20_000,
     memoryRequests: 400,
     startupRuns: 1,
+    coldImportRuns: 1,
     quietWaitMs: 100
   }
 }

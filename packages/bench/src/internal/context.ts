@@ -24,6 +24,8 @@ export interface Sizes {
   readonly memoryRequests: number
   /** cold processes per start-up row */
   readonly startupRuns: number
+  /** cold processes per side in part 12's import rows (their per-pair ratios spread ±15%: more than part 7's) */
+  readonly coldImportRuns: number
   /** bounded wait for a quiet machine before each part (ms) */
   readonly quietWaitMs: number
 }

@@ -124,7 +124,7 @@ export const promisePackage = async (context: Context): Promise<PartResult> => {
   try {
     context.log("  packing and installing @service-sdk/promise")
     const installed = install(dir)
-    const runs = context.sizes.startupRuns
+    const runs = context.sizes.coldImportRuns
     const mine: Array<number> = []
     const google: Array<number> = []
     const cpu = { mine: [] as Array<number>, google: [] as Array<number> }

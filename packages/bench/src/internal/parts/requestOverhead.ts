@@ -67,20 +67,16 @@ export const requestOverhead = async (context: Context): Promise<PartResult> => 
   }
   const sdkBatch = gets(client.http, BATCH)
   const rawBatch = gets(raw, BATCH)
+  // 11 interleaved rounds in a full run: one round's ratio moves ±15%; with 7, `http` moved 0.79-0.91× between runs
+  const rounds = context.quick ? context.settings.rounds : Math.max(11, context.settings.rounds)
   const [sdk, base, resource] = await measure(
     [
       { name: "ServiceClient", batch: BATCH, async: true, fn: accounted("sdk", sdkBatch) },
       { name: "raw", batch: BATCH, async: true, fn: accounted("raw", rawBatch) },
       { name: "albums.get", batch: BATCH, async: true, fn: accounted("resource", typed) }
     ],
-    // at least 7 interleaved rounds in a full run: the median and its spread over rounds are the figure
-    {
-      ...context.settings,
-      rounds: context.quick ? context.settings.rounds : Math.max(7, context.settings.rounds),
-      time: context.settings.time * 2
-    }
+    { ...context.settings, rounds, time: context.settings.time * 2 }
   )
-  const rounds = context.quick ? context.settings.rounds : Math.max(7, context.settings.rounds)
   // mean throughput over the interleaved rounds (a median of batch latencies would hide the GC tail)
   const mean = (values: ReadonlyArray<number>) => values.reduce((sum, value) => sum + value, 0) / values.length
   const ops = (measured: Measured) => mean(measured.meanRounds.map((ns) => 1e9 / ns))
