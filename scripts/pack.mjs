@@ -154,10 +154,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       console.log("\nThese need no other tarball (bundles; the CLI's @effect/cli comes from the registry):")
       for (const name of alone) console.log(`  npm install ${result.tarballs[name]}`)
     }
-    console.log(
-      "\nInstall the tarballs together (or at least with service-sdk's): the npm name service-sdk belongs to an" +
-        "\nunrelated package, so letting npm resolve it from the registry installs the wrong package."
-    )
+    console.log("\nInstall the tarballs together: an unreleased build's packages are not on the registry yet.")
     console.log("\nThe Effect 4 line (2.x; see docs/effect4.md):")
     for (const [name, file] of Object.entries(result.effect4.tarballs)) console.log(`  ${name.padEnd(24)} ${file}`)
     console.log(

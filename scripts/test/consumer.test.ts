@@ -196,7 +196,7 @@ describe("consumer: the packed packages in a fresh project", () => {
         'import { RedisTokenCache } from "@service-sdk/redis"',
         'import { Effect, Layer } from "effect"',
         'import { Redis } from "ioredis"',
-        'import { ClientCredentials, ServiceClient, TokenCache } from "service-sdk"',
+        'import { ClientCredentials, ServiceClient, TokenCache } from "@service-sdk/effect"',
         "",
         "// a user-made ioredis client type-checks as the cache's client (not connected here: lazyConnect)",
         "const redis = new Redis({ lazyConnect: true, enableOfflineQueue: false })",
@@ -239,12 +239,12 @@ describe("consumer: the packed packages in a fresh project", () => {
     expect(printed.album.length).toBeGreaterThan(0)
   })
 
-  it('require("service-sdk/promise") works from a .cjs file', async () => {
+  it('require("@service-sdk/effect/promise") works from a .cjs file', async () => {
     const app = join(dir, "app")
     writeFileSync(
       join(app, "promise.cjs"),
       [
-        'const { AsyncServiceClient, ServiceError } = require("service-sdk/promise")',
+        'const { AsyncServiceClient, ServiceError } = require("@service-sdk/effect/promise")',
         'const { Emulator } = require("@service-sdk/emulator")',
         "const main = async () => {",
         "  const emulator = await Emulator.start()",

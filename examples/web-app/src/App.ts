@@ -13,7 +13,14 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { OAuthClient, type ServiceError, ServiceClient, type TokenInfo, TokenProvider, UserTokens } from "service-sdk"
+import {
+  OAuthClient,
+  type ServiceError,
+  ServiceClient,
+  type TokenInfo,
+  TokenProvider,
+  UserTokens
+} from "@service-sdk/effect"
 import { errorPage, PAGE_HEADERS, page, profilePage, welcomePage } from "./pages.js"
 import { isSessionId, newSessionId, Sessions } from "./Sessions.js"
 

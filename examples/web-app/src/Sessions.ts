@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { Cluster, Redis } from "ioredis"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
-import { TokenCacheError } from "service-sdk"
+import { TokenCacheError } from "@service-sdk/effect"
 
 /**
  * A sign-in started by `/login` and not finished yet: what `completeAuthorization` needs.

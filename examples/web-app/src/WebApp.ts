@@ -15,7 +15,14 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
 import * as Http from "node:http"
-import { ConfigurationError, OAuthClient, type TokenCache, TokenCacheError, TokenStore, UserTokens } from "service-sdk"
+import {
+  ConfigurationError,
+  OAuthClient,
+  type TokenCache,
+  TokenCacheError,
+  TokenStore,
+  UserTokens
+} from "@service-sdk/effect"
 import { app, Settings } from "./App.js"
 import * as SessionStore from "./Sessions.js"
 

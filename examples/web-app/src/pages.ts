@@ -5,7 +5,7 @@
  * @since 1.0.0
  */
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import type { ServiceClient } from "service-sdk"
+import type { ServiceClient } from "@service-sdk/effect"
 
 /**
  * Escapes text for HTML element content and quoted attribute values.

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { TokenStore } from "service-sdk"
+import { TokenStore } from "@service-sdk/effect"
 import { errorCodeOf, get, setCookieOf, signIn, startApp } from "./support/flow.js"
 
 describe("web app over HTTP (memory store)", () => {

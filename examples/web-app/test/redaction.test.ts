@@ -4,7 +4,7 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { TokenStore } from "service-sdk"
+import { TokenStore } from "@service-sdk/effect"
 import { get, signIn, startApp } from "./support/flow.js"
 
 describe("web app: secrets never reach a log line or a page", () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Redacted } from "effect"
 import type { Browser } from "playwright-core"
 import { CHROMIUM, freePort, hasChromium, launchChromium, required, warnIfMissing } from "./support/chromium.js"
-import { AuthorizationCode, authorizeLocal, type TokenInfo } from "service-sdk"
+import { AuthorizationCode, authorizeLocal, type TokenInfo } from "@service-sdk/effect"
 
 warnIfMissing("browser tests (PKCE)")
 

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Browser } from "playwright-core"
 import { CHROMIUM, freePort, hasChromium, launchChromium, required, warnIfMissing } from "./support/chromium.js"
-import { AuthenticationError, AuthorizationCode, authorizeLocal, type TokenInfo } from "service-sdk"
+import { AuthenticationError, AuthorizationCode, authorizeLocal, type TokenInfo } from "@service-sdk/effect"
 
 warnIfMissing("browser tests")
 

@@ -3,7 +3,7 @@
  * words are shown as safely as the token endpoint's.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { cleanUntrustedText } from "service-sdk"
+import { cleanUntrustedText } from "@service-sdk/effect"
 import { oneLine } from "../src/internal/terminal.js"
 
 const INVISIBLE = ["\u200b", "\u2028", "\u2029", "\u200f", "\u061c", "\ufeff", "\u2060", "\u202e", "\u2066"]

@@ -65,7 +65,7 @@ beforeAll(async () => {
     if (packing.status !== 0) throw new Error(`npm run pack failed:\n${packing.output}`)
     packed = JSON.parse(packing.stdout) as Packed
   }
-  expect(Object.keys(packed.effect4.tarballs)).toEqual(["service-sdk", "@service-sdk/redis"])
+  expect(Object.keys(packed.effect4.tarballs)).toEqual(["@service-sdk/effect", "@service-sdk/redis"])
   tarballs = packed.effect4.tarballs
 
   app = join(dir, "app")
@@ -108,7 +108,9 @@ describe("a fresh Effect 4.1 app installs the Effect 4 line", () => {
     }
     walk(JSON.parse(ls.stdout).dependencies)
     expect([...versions]).toEqual(["4.1.0"])
-    const installed = JSON.parse(readFileSync(join(app, "node_modules", "service-sdk", "package.json"), "utf8"))
+    const installed = JSON.parse(
+      readFileSync(join(app, "node_modules", "@service-sdk", "effect", "package.json"), "utf8")
+    )
     expect(installed.version).toMatch(/^2\./)
     expect(installed.peerDependencies).toEqual({ effect: "^4.1.0" })
   })
@@ -152,7 +154,7 @@ describe("a fresh Effect 4.1 app installs the Effect 4 line", () => {
 
   // as the Effect 3 line's consumer test checks its packages (the root's publint and attw)
   it.each([
-    ["service-sdk", "service-sdk"],
+    ["@service-sdk/effect", "service-sdk"],
     ["@service-sdk/redis", "redis"]
   ])("publint and attw --profile esm-only are clean for %s", async (name, dir) => {
     const bin = (tool: string) => join(root, "node_modules", ".bin", tool)

@@ -8,7 +8,7 @@
  * @module @service-sdk/promise
  * @since 1.0.0
  */
-import * as Facade from "service-sdk/promise"
+import * as Facade from "@service-sdk/effect/promise"
 
 /**
  * A facade value under its plain description, where the two cannot be compared by plain assignment: a `Secret`, a

@@ -6,7 +6,7 @@
  */
 import { describe, expectTypeOf, it } from "@effect/vitest"
 import type * as Plain from "@service-sdk/promise"
-import type * as Facade from "service-sdk/promise"
+import type * as Facade from "@service-sdk/effect/promise"
 
 /** The options a constructor takes. */
 type OptionsOf<C> = C extends abstract new (options?: infer O, ...rest: infer _) => unknown ? NonNullable<O> : never

@@ -18,8 +18,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type { Cluster, Redis } from "ioredis"
-import { ConfigurationError, type TokenCache, type TokenCacheError } from "service-sdk"
-import { startScoped } from "service-sdk/bridge"
+import { ConfigurationError, type TokenCache, type TokenCacheError } from "@service-sdk/effect"
+import { startScoped } from "@service-sdk/effect/bridge"
 import * as Cache from "./internal/cache.js"
 import * as Shared from "./internal/options.js"
 
@@ -92,7 +92,7 @@ export class RedisTokenCache extends Context.Tag("service-sdk/RedisTokenCache")<
  * import { NodeHttpClient } from "@effect/platform-node"
  * import { RedisTokenCache } from "@service-sdk/redis"
  * import { Effect } from "effect"
- * import { ClientCredentials } from "service-sdk"
+ * import { ClientCredentials } from "@service-sdk/effect"
  *
  * const token = Effect.gen(function* () {
  *   const tokenCache = yield* RedisTokenCache.make({ url: "redis://127.0.0.1:6379", key: "service-sdk:token:my-app" })

@@ -7,8 +7,8 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { ConfigurationError, type TokenCache, type TokenCacheError, type TokenStore } from "service-sdk"
-import { startScoped } from "service-sdk/bridge"
+import { ConfigurationError, type TokenCache, type TokenCacheError, type TokenStore } from "@service-sdk/effect"
+import { startScoped } from "@service-sdk/effect/bridge"
 import * as Cache from "./internal/cache.js"
 import * as Shared from "./internal/options.js"
 import { lockKey } from "./RedisTokenCache.js"

@@ -11,7 +11,7 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
-import { TokenCacheError, TokenInfo } from "service-sdk"
+import { TokenCacheError, TokenInfo } from "@service-sdk/effect"
 import { startProxy } from "./support/proxy.js"
 import { describeRedis, freePort } from "./support/redisServer.js"
 

@@ -9,9 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Redacted from "effect/Redacted"
-import { AuthenticationError, ConfigurationError, TokenInfo, UserTokens } from "service-sdk"
-import { AsyncUserTokens } from "service-sdk/promise"
-import { MockHttpClient } from "service-sdk/testing"
+import { AuthenticationError, ConfigurationError, TokenInfo, UserTokens } from "@service-sdk/effect"
+import { AsyncUserTokens } from "@service-sdk/effect/promise"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { describeRedis } from "./support/redisServer.js"
 
 const credentials = { clientId: "store-client", clientSecret: "store-secret", authUrl: "http://127.0.0.1:9" }

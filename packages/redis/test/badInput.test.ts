@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Cluster, Redis } from "ioredis"
-import { ConfigurationError, TokenCacheError, TokenInfo } from "service-sdk"
+import { ConfigurationError, TokenCacheError, TokenInfo } from "@service-sdk/effect"
 import { describeRedis, freePort } from "./support/redisServer.js"
 import { startSentinels } from "./support/topology.js"
 

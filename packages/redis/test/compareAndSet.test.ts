@@ -5,7 +5,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { TokenCache, TokenInfo } from "service-sdk"
+import { TokenCache, TokenInfo } from "@service-sdk/effect"
 import { describeRedis } from "./support/redisServer.js"
 
 const uniqueKey = () => `test:cas:${randomUUID()}`

@@ -7,7 +7,7 @@ import { RedisTokenCache } from "@service-sdk/redis"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { vi } from "vitest"
-import { ConfigurationError } from "service-sdk"
+import { ConfigurationError } from "@service-sdk/effect"
 import { describeRedis } from "./support/redisServer.js"
 import { startTlsRedisServer, type TlsRedisServer } from "./support/tlsServer.js"
 

@@ -13,8 +13,8 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import { afterEach, vi } from "vitest"
-import { ClientCredentials, TokenCacheError, TokenInfo, UserTokens } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { ClientCredentials, TokenCacheError, TokenInfo, UserTokens } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { describeRedis } from "./support/redisServer.js"
 
 const uniqueKey = () => `test:neighbours:${randomUUID()}`

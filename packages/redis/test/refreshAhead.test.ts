@@ -8,8 +8,8 @@ import { RedisTokenCache } from "@service-sdk/redis"
 import { expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { ClientCredentials } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { ClientCredentials } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { describeRedis } from "./support/redisServer.js"
 
 const credentials = { clientId: "ahead-client", clientSecret: "ahead-secret", authUrl: "http://127.0.0.1:9" }

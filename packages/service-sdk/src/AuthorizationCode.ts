@@ -225,7 +225,7 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
    * ```ts
    * import { NodeHttpClient } from "@effect/platform-node"
    * import { Effect } from "effect"
-   * import { AuthorizationCode } from "service-sdk"
+   * import { AuthorizationCode } from "@service-sdk/effect"
    *
    * // a refresh token saved from an earlier sign-in
    * const token = Effect.gen(function* () {
@@ -253,7 +253,7 @@ export class AuthorizationCode extends Context.Tag("service-sdk/AuthorizationCod
    * ```ts
    * import { NodeHttpClient } from "@effect/platform-node"
    * import { Layer } from "effect"
-   * import { AuthorizationCode, ServiceClient } from "service-sdk"
+   * import { AuthorizationCode, ServiceClient } from "@service-sdk/effect"
    *
    * const UserClient = ServiceClient.layer().pipe(
    *   Layer.provideMerge(AuthorizationCode.layer({ redirectUri: "http://127.0.0.1:8080/callback" })),

@@ -77,7 +77,7 @@ export const make = (
  * ```ts
  * import { NodeHttpClient } from "@effect/platform-node"
  * import { Effect } from "effect"
- * import { ClientCredentials } from "service-sdk"
+ * import { ClientCredentials } from "@service-sdk/effect"
  *
  * const token = Effect.gen(function* () {
  *   const provider = yield* ClientCredentials.make({ clientId: "my-app", clientSecret: process.env.MY_APP_SECRET })
@@ -99,7 +99,7 @@ export class ClientCredentials extends Context.Tag("service-sdk/ClientCredential
    * ```ts
    * import { NodeHttpClient } from "@effect/platform-node"
    * import { Effect } from "effect"
-   * import { ClientCredentials } from "service-sdk"
+   * import { ClientCredentials } from "@service-sdk/effect"
    *
    * const token = Effect.gen(function* () {
    *   const provider = yield* ClientCredentials.make({ scope: "catalog-read" })
@@ -118,7 +118,7 @@ export class ClientCredentials extends Context.Tag("service-sdk/ClientCredential
    * ```ts
    * import { NodeHttpClient } from "@effect/platform-node"
    * import { Layer } from "effect"
-   * import { ClientCredentials, ServiceClient } from "service-sdk"
+   * import { ClientCredentials, ServiceClient } from "@service-sdk/effect"
    *
    * const AppClient = ServiceClient.layer().pipe(
    *   Layer.provide(ClientCredentials.layer({ scope: ["catalog-read"], refreshAhead: "1 minute" })),

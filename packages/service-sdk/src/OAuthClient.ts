@@ -197,7 +197,7 @@ export interface Service {
  * ```ts
  * import { NodeHttpClient } from "@effect/platform-node"
  * import { Effect } from "effect"
- * import { OAuthClient } from "service-sdk"
+ * import { OAuthClient } from "@service-sdk/effect"
  *
  * // sign-in for a user whose tokens you keep yourself
  * const signIn = Effect.gen(function* () {
@@ -243,7 +243,7 @@ export interface ResolvedClient {
  * @example
  * ```ts
  * import { Effect, Option } from "effect"
- * import { OAuthClient } from "service-sdk"
+ * import { OAuthClient } from "@service-sdk/effect"
  *
  * const banner = Effect.map(OAuthClient.resolveClient(), (client) =>
  *   `client ${Option.getOrElse(client.clientId, () => "(not set)")} at ${client.authUrl}`
@@ -269,7 +269,7 @@ export const resolveClient = (
  * ```ts
  * import { NodeHttpClient } from "@effect/platform-node"
  * import { Effect, Layer } from "effect"
- * import { OAuthClient } from "service-sdk"
+ * import { OAuthClient } from "@service-sdk/effect"
  *
  * const OAuthLive = OAuthClient.layer({ scope: "catalog-read" }).pipe(Layer.provide(NodeHttpClient.layerUndici))
  * const appToken = Effect.flatMap(OAuthClient, (oauth) => oauth.clientCredentials()).pipe(
@@ -300,7 +300,7 @@ export class OAuthClient extends Context.Tag("service-sdk/OAuthClient")<OAuthCli
    * ```ts
    * import { NodeHttpClient } from "@effect/platform-node"
    * import { Effect, Layer } from "effect"
-   * import { OAuthClient } from "service-sdk"
+   * import { OAuthClient } from "@service-sdk/effect"
    *
    * const OAuthLive = OAuthClient.layer({ scope: "catalog-read" }).pipe(Layer.provide(NodeHttpClient.layerUndici))
    * const appToken = Effect.flatMap(OAuthClient, (oauth) => oauth.clientCredentials()).pipe(Effect.provide(OAuthLive))

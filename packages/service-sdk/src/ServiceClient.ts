@@ -191,7 +191,7 @@ export interface ServiceClientService extends ServiceClientResources {
  * ```ts
  * import { NodeHttpClient } from "@effect/platform-node"
  * import { Effect, Layer } from "effect"
- * import { AuthorizationCode, ServiceClient } from "service-sdk"
+ * import { AuthorizationCode, ServiceClient } from "@service-sdk/effect"
  *
  * const UserClient = ServiceClient.layer().pipe(
  *   Layer.provide(AuthorizationCode.layer({ refreshToken: process.env.MY_APP_REFRESH_TOKEN })),
@@ -224,7 +224,7 @@ export class ServiceClient extends Context.Tag("service-sdk/ServiceClient")<Serv
    * ```ts
    * import { NodeHttpClient } from "@effect/platform-node"
    * import { Effect } from "effect"
-   * import { ServiceClient, TokenProvider } from "service-sdk"
+   * import { ServiceClient, TokenProvider } from "@service-sdk/effect"
    *
    * const me = Effect.gen(function* () {
    *   const client = yield* ServiceClient.makeWith(TokenProvider.static(process.env.MY_TOKEN ?? ""))

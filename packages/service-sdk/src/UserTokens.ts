@@ -208,7 +208,7 @@ export const make = (
  * ```ts
  * import { NodeHttpClient } from "@effect/platform-node"
  * import { Effect, Layer } from "effect"
- * import { OAuthClient, ServiceClient, TokenStore, UserTokens } from "service-sdk"
+ * import { OAuthClient, ServiceClient, TokenStore, UserTokens } from "@service-sdk/effect"
  *
  * const options = { redirectUri: "http://127.0.0.1:3000/callback" }
  * // ownership: each user's tokens in the store; the protocol steps: OAuthClient (nothing cached)
@@ -251,7 +251,7 @@ export class UserTokens extends Context.Tag("service-sdk/UserTokens")<UserTokens
    * ```ts
    * import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
    * import { Effect, Layer } from "effect"
-   * import { TokenStore, UserTokens } from "service-sdk"
+   * import { TokenStore, UserTokens } from "@service-sdk/effect"
    *
    * // one 0600 file per user under ./tokens; a user's state leaves memory after 10 idle minutes
    * const Users = Layer.unwrapEffect(

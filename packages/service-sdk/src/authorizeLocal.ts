@@ -76,7 +76,7 @@ const reply = (callback: CallbackReceiver.Callback, page: Page) =>
  * ```ts
  * import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
  * import { Effect } from "effect"
- * import { AuthorizationCode, authorizeLocal, TokenCache } from "service-sdk"
+ * import { AuthorizationCode, authorizeLocal, TokenCache } from "@service-sdk/effect"
  *
  * const login = Effect.gen(function* () {
  *   const tokenCache = yield* TokenCache.file("tokens.json")

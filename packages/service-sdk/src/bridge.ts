@@ -6,8 +6,8 @@
  * @example
  * ```ts
  * import * as Effect from "effect/Effect"
- * import { runPromise } from "service-sdk/bridge"
- * import { ConfigurationError } from "service-sdk"
+ * import { runPromise } from "@service-sdk/effect/bridge"
+ * import { ConfigurationError } from "@service-sdk/effect"
  *
  * const answer: Promise<number> = runPromise(Effect.fail(new ConfigurationError({ message: "no" })))
  * answer.catch((error) => console.error(error instanceof ConfigurationError)) // true

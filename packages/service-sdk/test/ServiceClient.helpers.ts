@@ -3,14 +3,14 @@
  * handler that routes token-endpoint and API calls, and a runner that drives the `TestClock` until an effect ends.
  */
 import { Cause, Duration, Effect, Exit, Fiber, Layer, Option, Redacted, Ref, TestClock } from "effect"
-import { ServiceClient, type ServiceClientOptions, TokenProvider } from "service-sdk"
+import { ServiceClient, type ServiceClientOptions, TokenProvider } from "@service-sdk/effect"
 import {
   type MockHandler,
   MockHttpClient,
   type MockResponse,
   type RecordedRequest,
   TestTokenProvider
-} from "service-sdk/testing"
+} from "@service-sdk/effect/testing"
 import { AUTH_URL, credentials, requests, tokenResponse } from "./fixtures.js"
 
 /** Only loopback addresses, even though the mock never connects. */

@@ -4,8 +4,8 @@
  */
 import { afterEach, beforeEach, expect } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import { AuthorizationCode, ClientCredentials, OAuthClient, TokenInfo } from "service-sdk"
-import { type MockHandler, MockHttpClient, type MockResponse, type RecordedRequest } from "service-sdk/testing"
+import { AuthorizationCode, ClientCredentials, OAuthClient, TokenInfo } from "@service-sdk/effect"
+import { type MockHandler, MockHttpClient, type MockResponse, type RecordedRequest } from "@service-sdk/effect/testing"
 
 /** Only loopback addresses, even though the mock never connects. */
 export const AUTH_URL = "http://127.0.0.1:4010"

@@ -9,7 +9,7 @@ import { RedisTokenCache } from "@service-sdk/redis"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { Redis } from "ioredis"
-import { ClientCredentials, TokenCache } from "service-sdk"
+import { ClientCredentials, TokenCache } from "@service-sdk/effect"
 
 interface Config {
   /** the shared cache, or none: each process on its own (the baseline) */

@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
-import { ClientCredentials, ServiceClient, TokenProvider } from "service-sdk"
+import { ClientCredentials, ServiceClient, TokenProvider } from "@service-sdk/effect"
 import { repeat } from "./context.js"
 
 /** Where the emulator is and its default client. */

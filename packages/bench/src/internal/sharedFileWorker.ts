@@ -8,7 +8,7 @@ import { createInterface } from "node:readline"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
-import { ClientCredentials, TokenCache } from "service-sdk"
+import { ClientCredentials, TokenCache } from "@service-sdk/effect"
 
 interface Config {
   readonly path: string

@@ -17,7 +17,7 @@ import {
   maskToken,
   ServiceClient,
   TokenProvider
-} from "service-sdk"
+} from "@service-sdk/effect"
 import { seconds, table } from "./format.js"
 import { freeLoopbackPort, visit } from "./loopback.js"
 

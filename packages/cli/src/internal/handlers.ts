@@ -24,7 +24,7 @@ import {
   TokenCache,
   TokenCacheError,
   TokenProvider
-} from "service-sdk"
+} from "@service-sdk/effect"
 import { demo } from "./demo.js"
 import { visit } from "./loopback.js"
 import { forgetLogin, loginPath, readLogin, saveLogin, secureCacheDirectory } from "./login.js"

@@ -9,7 +9,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs/promises"
 import { dirname } from "node:path"
-import { ConfigurationError, TokenCache } from "service-sdk"
+import { ConfigurationError, TokenCache } from "@service-sdk/effect"
 
 export interface SavedLogin {
   readonly clientId: string

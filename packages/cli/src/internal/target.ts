@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import { ConfigurationError, OAuthClient } from "service-sdk"
+import { ConfigurationError, OAuthClient } from "@service-sdk/effect"
 
 /** `SERVICE_SDK_PUBLIC_CLIENT`: 1, true or yes turn it on. */
 export const publicClientFromEnv: Effect.Effect<boolean> = Config.option(

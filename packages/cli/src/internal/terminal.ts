@@ -5,7 +5,7 @@
  */
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { cleanUntrustedText } from "service-sdk"
+import { cleanUntrustedText } from "@service-sdk/effect"
 
 /** C0 controls but tab and newline, DEL, C1 controls, and bidirectional overrides (they reorder what is shown). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point

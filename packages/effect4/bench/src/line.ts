@@ -12,7 +12,7 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
-import { ClientCredentials, ServiceClient } from "service-sdk"
+import { ClientCredentials, ServiceClient } from "@service-sdk/effect"
 import type { Line, Target } from "../../../bench/dist/internal/line.js"
 
 /** `effect` run `n` times in sequence, in one Effect. */

@@ -20,7 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type { Cluster, Redis } from "ioredis"
-import { ConfigurationError, type TokenCache, type TokenCacheError } from "service-sdk"
+import { ConfigurationError, type TokenCache, type TokenCacheError } from "@service-sdk/effect"
 import * as Cache from "./internal/cache.js"
 import * as Shared from "./internal/options.js"
 import * as Protocol from "./internal/shared/redisProtocol.js"
@@ -88,7 +88,7 @@ export class RedisTokenCache extends Context.Service<RedisTokenCache, TokenCache
  * import { RedisTokenCache } from "@service-sdk/redis"
  * import { Effect } from "effect"
  * import { FetchHttpClient } from "effect/http"
- * import { ClientCredentials } from "service-sdk"
+ * import { ClientCredentials } from "@service-sdk/effect"
  *
  * const token = Effect.gen(function* () {
  *   const tokenCache = yield* RedisTokenCache.make({ url: "redis://127.0.0.1:6379", key: "service-sdk:token:my-app" })

@@ -7,7 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { ConfigurationError, type TokenCache, type TokenCacheError, type TokenStore } from "service-sdk"
+import { ConfigurationError, type TokenCache, type TokenCacheError, type TokenStore } from "@service-sdk/effect"
 import * as Cache from "./internal/cache.js"
 import * as Shared from "./internal/options.js"
 import * as Protocol from "./internal/shared/redisProtocol.js"

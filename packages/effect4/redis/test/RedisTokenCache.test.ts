@@ -16,7 +16,7 @@ import * as Ref from "effect/Ref"
 import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
-import { TokenCacheError, TokenInfo } from "service-sdk"
+import { TokenCacheError, TokenInfo } from "@service-sdk/effect"
 import { startProxy } from "../../../redis/test/support/proxy.js"
 import { describeRedis, freePort } from "../../../redis/test/support/redisServer.js"
 

@@ -8,8 +8,8 @@ import { RedisTokenStore } from "@service-sdk/redis"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { AuthenticationError, ConfigurationError, TokenInfo, UserTokens } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { AuthenticationError, ConfigurationError, TokenInfo, UserTokens } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { describeRedis } from "../../../redis/test/support/redisServer.js"
 
 const credentials = { clientId: "store-client", clientSecret: "store-secret", authUrl: "http://127.0.0.1:9" }

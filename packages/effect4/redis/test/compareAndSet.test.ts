@@ -9,7 +9,7 @@ import { RedisTokenCache } from "@service-sdk/redis"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { TokenInfo } from "service-sdk"
+import { TokenInfo } from "@service-sdk/effect"
 import { describeRedis } from "../../../redis/test/support/redisServer.js"
 
 const uniqueKey = () => `test4:cas:${randomUUID()}`

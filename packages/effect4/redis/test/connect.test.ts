@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vi
 import { RedisTokenCache } from "@service-sdk/redis"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
-import { ConfigurationError } from "service-sdk"
+import { ConfigurationError } from "@service-sdk/effect"
 import { vi } from "vitest"
 import { describeRedis } from "../../../redis/test/support/redisServer.js"
 import { startTlsRedisServer, type TlsRedisServer } from "../../../redis/test/support/tlsServer.js"

@@ -10,8 +10,14 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { AuthenticationError, AuthorizationCode, ClientCredentials, TokenInfo, TokenProvider } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import {
+  AuthenticationError,
+  AuthorizationCode,
+  ClientCredentials,
+  TokenInfo,
+  TokenProvider
+} from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { describeRedis } from "../../../redis/test/support/redisServer.js"
 
 const credentials = { clientId: "fleet-client", clientSecret: "fleet-secret", authUrl: "http://127.0.0.1:9" }

@@ -10,8 +10,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
-import { TokenCacheError, TokenInfo, UserTokens } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { TokenCacheError, TokenInfo, UserTokens } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { describeRedis } from "../../../redis/test/support/redisServer.js"
 
 const uniqueKey = () => `test4:neighbours:${randomUUID()}`

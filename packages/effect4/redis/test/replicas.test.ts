@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import { Redis } from "ioredis"
-import { TokenInfo } from "service-sdk"
+import { TokenInfo } from "@service-sdk/effect"
 import { describeRedis, findRedisServer, freePort } from "../../../redis/test/support/redisServer.js"
 
 const token = (accessToken: string, expiresAt: number) =>

@@ -73,7 +73,7 @@ export class AuthorizationCode extends Context.Service<AuthorizationCode, Servic
    * ```ts
    * import { Effect } from "effect"
    * import { FetchHttpClient } from "effect/http"
-   * import { AuthorizationCode } from "service-sdk"
+   * import { AuthorizationCode } from "@service-sdk/effect"
    *
    * const signInUrl = Effect.gen(function* () {
    *   const auth = yield* AuthorizationCode.make({ redirectUri: "https://my-app.example/callback" })
@@ -92,7 +92,7 @@ export class AuthorizationCode extends Context.Service<AuthorizationCode, Servic
    * ```ts
    * import { Effect, Layer } from "effect"
    * import { FetchHttpClient } from "effect/http"
-   * import { AuthorizationCode, ServiceClient, TokenCache } from "service-sdk"
+   * import { AuthorizationCode, ServiceClient, TokenCache } from "@service-sdk/effect"
    *
    * const UserLive = Layer.unwrap(
    *   Effect.map(TokenCache.file(".service-sdk/token.json"), (tokenCache) =>

@@ -63,7 +63,7 @@ export class ClientCredentials extends Context.Service<ClientCredentials, TokenP
    * ```ts
    * import { Effect } from "effect"
    * import { FetchHttpClient } from "effect/http"
-   * import { ClientCredentials } from "service-sdk"
+   * import { ClientCredentials } from "@service-sdk/effect"
    *
    * const token = Effect.gen(function* () {
    *   const provider = yield* ClientCredentials.make({ clientId: "my-app", clientSecret: process.env.MY_APP_SECRET })
@@ -81,7 +81,7 @@ export class ClientCredentials extends Context.Service<ClientCredentials, TokenP
    * ```ts
    * import { Layer } from "effect"
    * import { FetchHttpClient } from "effect/http"
-   * import { ClientCredentials, ServiceClient } from "service-sdk"
+   * import { ClientCredentials, ServiceClient } from "@service-sdk/effect"
    *
    * const AppClient = ServiceClient.layer().pipe(
    *   Layer.provide(ClientCredentials.layer({ scope: ["catalog-read"], refreshAhead: "1 minute" })),

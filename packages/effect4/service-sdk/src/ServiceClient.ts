@@ -115,7 +115,7 @@ export interface Service {
  * ```ts
  * import { Effect } from "effect"
  * import { FetchHttpClient } from "effect/http"
- * import { ServiceClient } from "service-sdk"
+ * import { ServiceClient } from "@service-sdk/effect"
  *
  * const program = Effect.gen(function* () {
  *   const client = yield* ServiceClient

@@ -56,7 +56,7 @@ const openBrowser = (url: string) =>
  * ```ts
  * import { Effect, Layer } from "effect"
  * import { FetchHttpClient } from "effect/http"
- * import { AuthorizationCode, authorizeLocal } from "service-sdk"
+ * import { AuthorizationCode, authorizeLocal } from "@service-sdk/effect"
  *
  * // opens the browser on the consent page, waits for the redirect to the loopback port, exchanges the code
  * const token = authorizeLocal({ scope: ["user-read-private"] }).pipe(

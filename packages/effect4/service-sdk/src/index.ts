@@ -5,7 +5,7 @@
  * ```ts
  * import { Effect, Layer } from "effect"
  * import { FetchHttpClient } from "effect/http"
- * import { ServiceClient } from "service-sdk"
+ * import { ServiceClient } from "@service-sdk/effect"
  *
  * const program = Effect.gen(function* () {
  *   const client = yield* ServiceClient

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
-import { runPromise, startScoped } from "service-sdk/bridge"
+import { runPromise, startScoped } from "@service-sdk/effect/bridge"
 import type {
   ClientRegistration,
   Emulator,

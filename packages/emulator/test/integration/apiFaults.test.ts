@@ -16,7 +16,7 @@ import {
   type ServiceClient,
   type ServiceClientError,
   TransportError
-} from "service-sdk"
+} from "@service-sdk/effect"
 import type { Fault } from "../../src/index.js"
 import { cachedRefreshToken, HttpLive, PLAYLIST_ID, statsSince, userSession } from "./harness.js"
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { AuthorizationCode, authorizeLocal, ServiceClient, TokenCache, TokenProvider } from "service-sdk"
-import { ApiError, AsyncAuthorizationCode, AsyncServiceClient } from "service-sdk/promise"
+import { AuthorizationCode, authorizeLocal, ServiceClient, TokenCache, TokenProvider } from "@service-sdk/effect"
+import { ApiError, AsyncAuthorizationCode, AsyncServiceClient } from "@service-sdk/effect/promise"
 import { Emulator } from "../../src/index.js"
 import {
   ALBUM_ID,

@@ -8,7 +8,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Net from "node:net"
-import { AuthorizationCode, ServiceClient, TokenCache, TokenProvider } from "service-sdk"
+import { AuthorizationCode, ServiceClient, TokenCache, TokenProvider } from "@service-sdk/effect"
 import { Emulator, type EmulatorOptions, type Stats } from "../../src/index.js"
 import { request } from "../utils.js"
 

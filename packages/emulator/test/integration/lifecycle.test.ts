@@ -5,8 +5,15 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { AuthorizationCode, ClientCredentials, ServiceClient, TokenCache, TokenInfo, TokenProvider } from "service-sdk"
-import { AsyncAuthorizationCode } from "service-sdk/promise"
+import {
+  AuthorizationCode,
+  ClientCredentials,
+  ServiceClient,
+  TokenCache,
+  TokenInfo,
+  TokenProvider
+} from "@service-sdk/effect"
+import { AsyncAuthorizationCode } from "@service-sdk/effect/promise"
 import { Emulator } from "../../src/index.js"
 import { api, tokenRequest } from "../utils.js"
 import {

@@ -6,13 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { TokenInfo } from "service-sdk"
+import { TokenInfo } from "@service-sdk/effect"
 import {
   AsyncServiceClient,
   AsyncUserTokens,
   AuthenticationError,
   type PromiseUserTokenCache
-} from "service-sdk/promise"
+} from "@service-sdk/effect/promise"
 import { Emulator, type EmulatorHandle } from "../../src/index.js"
 
 /** A plain Promise store: one Map entry per user (`clear` is what `signOut` calls). */

@@ -14,7 +14,7 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
 import { inspect } from "node:util"
-import { AuthorizationCode, authorizeLocal, ClientCredentials, ServiceClient, TokenProvider } from "service-sdk"
+import { AuthorizationCode, authorizeLocal, ClientCredentials, ServiceClient, TokenProvider } from "@service-sdk/effect"
 import { Emulator } from "../../src/index.js"
 import { ALBUM_ID, freePort, providerOptions, userSession } from "./harness.js"
 

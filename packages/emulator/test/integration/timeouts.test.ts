@@ -11,7 +11,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import { ServiceClient, TransportError } from "service-sdk"
+import { ServiceClient, TransportError } from "@service-sdk/effect"
 import { HttpLive, statsSince, userSession } from "./harness.js"
 
 describe("per-attempt bound against the emulator (live clock)", () => {

@@ -8,7 +8,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { AuthenticationError, ServiceError, TransportError } from "service-sdk"
+import { AuthenticationError, ServiceError, TransportError } from "@service-sdk/effect"
 import type { Fault } from "../../src/index.js"
 import { authorizeCode, cachedAccessToken, cachedRefreshToken, HttpLive, statsSince, userSession } from "./harness.js"
 

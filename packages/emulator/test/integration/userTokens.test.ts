@@ -4,7 +4,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { ServiceClient, TokenInfo, TokenProvider, TokenStore, UserTokens } from "service-sdk"
+import { ServiceClient, TokenInfo, TokenProvider, TokenStore, UserTokens } from "@service-sdk/effect"
 import { Emulator } from "../../src/index.js"
 import { HttpLive, providerOptions, statsSince } from "./harness.js"
 

@@ -5,7 +5,7 @@
  * user's own cache's.
  */
 import * as Effect from "effect/Effect"
-import type { TokenCache } from "service-sdk"
+import type { TokenCache } from "@service-sdk/effect"
 import type { Connection } from "./connection.js"
 import * as Entry from "./entry.js"
 import * as Lock from "./lock.js"

@@ -6,7 +6,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { TokenCache, TokenCacheError, type TokenInfo } from "service-sdk"
+import { TokenCache, TokenCacheError, type TokenInfo } from "@service-sdk/effect"
 import { type Connection, neighbour, script } from "./connection.js"
 import * as Durable from "./durable.js"
 

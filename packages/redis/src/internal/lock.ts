@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Random from "effect/Random"
-import { TokenCacheError } from "service-sdk"
+import { TokenCacheError } from "@service-sdk/effect"
 import { type Connection, neighbour, script } from "./connection.js"
 import { lockAcquired, promotionWatch } from "./shared/redisProtocol.js"
 

@@ -7,7 +7,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { Cluster, Redis } from "ioredis"
-import { ConfigurationError, TokenCache, type TokenCacheError } from "service-sdk"
+import { ConfigurationError, TokenCache, type TokenCacheError } from "@service-sdk/effect"
 import * as Connection from "./connection.js"
 
 export interface SharedOptions {

@@ -5,7 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import type * as IORedis from "ioredis"
-import { ConfigurationError } from "service-sdk"
+import { ConfigurationError } from "@service-sdk/effect"
 
 /** The failure to load (or to use) `ioredis` as a ConfigurationError naming the cause and the fix. */
 export const missing = (cause: unknown): ConfigurationError => {

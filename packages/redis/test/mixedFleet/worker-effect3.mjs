@@ -6,7 +6,7 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { UserTokens } from "service-sdk"
+import { UserTokens } from "@service-sdk/effect"
 import { RedisTokenStore } from "../../dist/index.js"
 
 const config = JSON.parse(process.argv[2])

@@ -6,7 +6,7 @@ import { createInterface } from "node:readline"
 import { NodeHttpClient } from "@effect/platform-node"
 import { RedisTokenCache } from "@service-sdk/redis"
 import { Effect, Redacted } from "effect"
-import { ClientCredentials } from "service-sdk"
+import { ClientCredentials } from "@service-sdk/effect"
 
 const [url, key, authUrl, callers] = process.argv.slice(2)
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Ref } from "effect"
-import { ApiError, ServiceClient, TransportError } from "service-sdk"
+import { ApiError, ServiceClient, TransportError } from "@service-sdk/effect"
 import { apiRequests, clientLayer, ok, status } from "../ServiceClient.helpers.js"
 
 // The request policy bounds attempts with a plain timer on the live clock (see requestPolicy.ts `withTimeout`);

@@ -1,8 +1,8 @@
 import { inspect } from "node:util"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Logger, LogLevel, Redacted } from "effect"
-import { ServiceClient } from "service-sdk"
-import { type MockHandler, MockHttpClient } from "service-sdk/testing"
+import { ServiceClient } from "@service-sdk/effect"
+import { type MockHandler, MockHttpClient } from "@service-sdk/effect/testing"
 import { API_URL, expired, ok, settle, status } from "../ServiceClient.helpers.js"
 
 const CANARY = "canary-7f3a9c1e-access-token"

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { ServiceClient } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { ServiceClient } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { requestCount, requests } from "../fixtures.js"
 import { API_URL, clientLayer, ok, settle, status } from "../ServiceClient.helpers.js"
 

@@ -12,8 +12,8 @@ import {
   TestClock,
   Tracer
 } from "effect"
-import { type ConfigurationError, ServiceClient, TokenProvider } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { type ConfigurationError, ServiceClient, TokenProvider } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { oauthError, requestCount, requests } from "../fixtures.js"
 import {
   API_URL,

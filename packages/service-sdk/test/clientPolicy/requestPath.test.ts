@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Deferred, Duration, Effect, Exit, Fiber, Option, Ref, Stream, TestClock, Tracer } from "effect"
 import * as HttpClient from "@effect/platform/HttpClient"
-import { ServiceClient } from "service-sdk"
+import { ServiceClient } from "@service-sdk/effect"
 import { timeoutFail } from "../../src/internal/client/attemptTimeout.js"
 import { traces } from "../../src/internal/liveServices.js"
 import {

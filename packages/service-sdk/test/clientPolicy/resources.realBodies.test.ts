@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Option, type Schema } from "effect"
-import { ServiceClient } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { ServiceClient } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { decodeOr } from "../../src/internal/client/decode.js"
 import * as SchemaModule from "../../src/internal/client/schemas.js"
 import { clientLayer, ok } from "../ServiceClient.helpers.js"

@@ -6,8 +6,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { ServiceClient } from "service-sdk"
-import { Fixtures, MockHttpClient, TestTokenProvider } from "service-sdk/testing"
+import { ServiceClient } from "@service-sdk/effect"
+import { Fixtures, MockHttpClient, TestTokenProvider } from "@service-sdk/effect/testing"
 
 /** A client whose every request is answered by `route` (by path). */
 const clientAnswering = (route: (path: string) => unknown) =>

@@ -9,8 +9,8 @@ import {
   ServiceError,
   TokenInfo,
   tokenInfoToJson
-} from "service-sdk/promise"
-import { type MockHandler, MockHttpClient, type RecordedRequest } from "service-sdk/testing"
+} from "@service-sdk/effect/promise"
+import { type MockHandler, MockHttpClient, type RecordedRequest } from "@service-sdk/effect/testing"
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {

@@ -8,8 +8,8 @@ import {
   ConfigurationError,
   RateLimitError,
   ServiceError
-} from "service-sdk/promise"
-import { type MockHandler, MockHttpClient, type MockResponse, type RecordedRequest } from "service-sdk/testing"
+} from "@service-sdk/effect/promise"
+import { type MockHandler, MockHttpClient, type MockResponse, type RecordedRequest } from "@service-sdk/effect/testing"
 import { isolateEnv } from "../fixtures.js"
 
 const AUTH_URL = "http://127.0.0.1:4010"

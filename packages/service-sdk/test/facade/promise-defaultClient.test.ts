@@ -4,8 +4,8 @@
  */
 import { Emulator, type EmulatorHandle } from "@service-sdk/emulator"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { AuthenticationError } from "service-sdk"
-import { AsyncClientCredentials, AsyncServiceClient } from "service-sdk/promise"
+import { AuthenticationError } from "@service-sdk/effect"
+import { AsyncClientCredentials, AsyncServiceClient } from "@service-sdk/effect/promise"
 
 let emulator: EmulatorHandle
 

@@ -3,9 +3,9 @@
  * through the given `fetch`; with `httpClient` too, or not a function, the constructor throws ConfigurationError.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { AsyncClientCredentials, AsyncServiceClient, ConfigurationError } from "service-sdk/promise"
-import { Fixtures } from "service-sdk/testing"
-import { MockHttpClient } from "service-sdk/testing"
+import { AsyncClientCredentials, AsyncServiceClient, ConfigurationError } from "@service-sdk/effect/promise"
+import { Fixtures } from "@service-sdk/effect/testing"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 
 /** A stub `fetch` that records what it was sent and answers like the Service. */
 const stubFetch = () => {

@@ -15,8 +15,8 @@ import {
   fileTokenCache,
   TokenCache,
   TokenStore
-} from "service-sdk/promise"
-import { MockHttpClient } from "service-sdk/testing"
+} from "@service-sdk/effect/promise"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { isolateEnv } from "../fixtures.js"
 
 isolateEnv()

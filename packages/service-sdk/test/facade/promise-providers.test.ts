@@ -9,8 +9,8 @@ import {
   TokenCache,
   TokenInfo,
   TransportError
-} from "service-sdk/promise"
-import { type MockHandler, MockHttpClient, type MockResponse, type RecordedRequest } from "service-sdk/testing"
+} from "@service-sdk/effect/promise"
+import { type MockHandler, MockHttpClient, type MockResponse, type RecordedRequest } from "@service-sdk/effect/testing"
 import { isolateEnv } from "../fixtures.js"
 
 const tokenResponse = (accessToken: string, extra: Record<string, unknown> = {}) =>

@@ -8,8 +8,8 @@ import {
   TokenCacheError,
   TokenInfo,
   TokenStore
-} from "service-sdk/promise"
-import { type MockHandler, MockHttpClient, type RecordedRequest } from "service-sdk/testing"
+} from "@service-sdk/effect/promise"
+import { type MockHandler, MockHttpClient, type RecordedRequest } from "@service-sdk/effect/testing"
 import { isolateEnv } from "../fixtures.js"
 
 const API_URL = "http://127.0.0.1:4020/v1"

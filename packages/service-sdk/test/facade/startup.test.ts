@@ -29,10 +29,10 @@ const loads = (code: string): ReadonlyArray<string> => {
 }
 
 describe("start-up", () => {
-  it('import "service-sdk/promise" loads neither undici nor the platform\'s Node HTTP client', {
+  it('import "@service-sdk/effect/promise" loads neither undici nor the platform\'s Node HTTP client', {
     timeout: 60_000
   }, () => {
-    const urls = loads(`import * as m from "service-sdk/promise"; void m`)
+    const urls = loads(`import * as m from "@service-sdk/effect/promise"; void m`)
     expect(urls.some((url) => url.includes("/service-sdk/dist/promise.js"))).toBe(true)
     expect(urls.filter((url) => /undici|NodeHttpClient/.test(url))).toEqual([])
   })
@@ -40,7 +40,7 @@ describe("start-up", () => {
   it("a facade object without httpClient loads the undici client on its first request", { timeout: 60_000 }, () => {
     const urls = loads(
       [
-        `import { AsyncClientCredentials } from "service-sdk/promise"`,
+        `import { AsyncClientCredentials } from "@service-sdk/effect/promise"`,
         `const auth = new AsyncClientCredentials({ clientId: "id", clientSecret: "secret", authUrl: "http://127.0.0.1:9", maxRetries: 0 })`,
         `await auth.getAccessToken().catch(() => {})`,
         `await auth.close()`

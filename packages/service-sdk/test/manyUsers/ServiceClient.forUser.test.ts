@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, pipe, Redacted } from "effect"
-import { ServiceClient, TokenProvider, TokenStore, UserTokens } from "service-sdk"
-import { type MockHandler, MockHttpClient } from "service-sdk/testing"
+import { ServiceClient, TokenProvider, TokenStore, UserTokens } from "@service-sdk/effect"
+import { type MockHandler, MockHttpClient } from "@service-sdk/effect/testing"
 import { credentials, tokenInfo, tokenResponse } from "../fixtures.js"
 import { API_URL, expired, ok } from "../ServiceClient.helpers.js"
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, type Duration, Effect, Fiber, Layer, Logger, LogLevel, Option, Redacted, TestClock } from "effect"
-import { AuthenticationError, type ConfigurationError, TokenCache, TokenStore, UserTokens } from "service-sdk"
-import { type MockHandler, MockHttpClient } from "service-sdk/testing"
+import { AuthenticationError, type ConfigurationError, TokenCache, TokenStore, UserTokens } from "@service-sdk/effect"
+import { type MockHandler, MockHttpClient } from "@service-sdk/effect/testing"
 import { credentials, oauthError, tokenInfo, tokenResponse, value } from "../fixtures.js"
 
 /** Answers a refresh after 1 s with `<refresh token>:access:<n>`, so every token names the user it was made for. */

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
-import { AuthorizationCode, ClientCredentials, ConfigurationError, OAuthClient, TokenProvider } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import {
+  AuthorizationCode,
+  ClientCredentials,
+  ConfigurationError,
+  OAuthClient,
+  TokenProvider
+} from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { normalizeScope } from "../../src/internal/config.js"
 import { numberedTokens, requests } from "../fixtures.js"
 

@@ -4,7 +4,14 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Layer, type Scope } from "effect"
-import { AuthorizationCode, ClientCredentials, ServiceClient, TokenCache, TokenProvider, TokenStore } from "service-sdk"
+import {
+  AuthorizationCode,
+  ClientCredentials,
+  ServiceClient,
+  TokenCache,
+  TokenProvider,
+  TokenStore
+} from "@service-sdk/effect"
 import {
   AsyncAuthorizationCode,
   AsyncClientCredentials,
@@ -12,8 +19,8 @@ import {
   AsyncUserTokens,
   AuthenticationError,
   ConfigurationError
-} from "service-sdk/promise"
-import { MockHttpClient } from "service-sdk/testing"
+} from "@service-sdk/effect/promise"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { isolateEnv } from "../fixtures.js"
 
 isolateEnv()

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Option, Redacted, Tracer } from "effect"
-import { AuthorizationCode, ClientCredentials, ServiceClient, TokenProvider } from "service-sdk"
-import { MockHttpClient, type MockHandler, type RecordedRequest } from "service-sdk/testing"
+import { AuthorizationCode, ClientCredentials, ServiceClient, TokenProvider } from "@service-sdk/effect"
+import { MockHttpClient, type MockHandler, type RecordedRequest } from "@service-sdk/effect/testing"
 import * as util from "node:util"
 import { clientAuthorization } from "../../src/internal/tokenEndpoint.js"
 import { maskSecrets, maskUrlCredentials } from "../../src/internal/redact.js"

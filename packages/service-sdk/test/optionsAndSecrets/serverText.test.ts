@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
-import { cleanUntrustedText, ServiceClient, TokenProvider } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { cleanUntrustedText, ServiceClient, TokenProvider } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { clientCredentialsLayer } from "../fixtures.js"
 import { clientLayer } from "../ServiceClient.helpers.js"
 

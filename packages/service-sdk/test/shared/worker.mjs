@@ -14,7 +14,7 @@ import { createInterface } from "node:readline"
 import { HttpClient } from "@effect/platform"
 import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { AuthorizationCode, TokenCache, TokenStore, UserTokens } from "service-sdk"
+import { AuthorizationCode, TokenCache, TokenStore, UserTokens } from "@service-sdk/effect"
 
 const config = JSON.parse(process.argv[2])
 const emit = (event) => process.stdout.write(`${JSON.stringify(event)}\n`)

@@ -16,8 +16,8 @@ import {
   TokenCacheError,
   type TokenInfo,
   TokenStore
-} from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+} from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { credentials, tokenInfo, tokenResponse, value } from "../fixtures.js"
 
 const tempDir = () => mkdtempSync(join(tmpdir(), "shared-cache-"))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Redacted, Schema } from "effect"
-import { TokenCache, TokenInfo } from "service-sdk"
+import { TokenCache, TokenInfo } from "@service-sdk/effect"
 import * as util from "node:util"
 import { tokenInfo } from "../fixtures.js"
 

@@ -1,7 +1,7 @@
 import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Option } from "effect"
-import { TokenCache, TokenStore } from "service-sdk"
+import { TokenCache, TokenStore } from "@service-sdk/effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"

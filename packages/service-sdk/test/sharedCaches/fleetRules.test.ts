@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, Logger, Option, Redacted, Ref, TestClock } from "effect"
-import { ClientCredentials, TokenCache, TokenCacheError, TokenInfo, TokenProvider } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { ClientCredentials, TokenCache, TokenCacheError, TokenInfo, TokenProvider } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import {
   AUTH_URL,
   authorizationCodeLayer,

@@ -8,7 +8,7 @@ import { utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Ref } from "effect"
-import { TokenCache, type TokenInfo } from "service-sdk"
+import { TokenCache, type TokenInfo } from "@service-sdk/effect"
 import { accessOf, delayedFileSystem, fileCache, STEPS, type Step, tempDir, tokenInfo } from "./support.js"
 
 const cacheOn = (path: string, layer: ReturnType<typeof delayedFileSystem>, options: TokenCache.FileOptions) =>

@@ -8,7 +8,7 @@
 import { appendFileSync } from "node:fs"
 import { NodeFileSystem } from "@effect/platform-node"
 import { Effect, Option, Redacted } from "effect"
-import { TokenCache, TokenInfo } from "service-sdk"
+import { TokenCache, TokenInfo } from "@service-sdk/effect"
 
 const config = JSON.parse(process.argv[2])
 const log = (line) => appendFileSync(config.log, `${line}\n`)

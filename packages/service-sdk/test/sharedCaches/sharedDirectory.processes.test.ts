@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Emulator } from "@service-sdk/emulator"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { TokenCache, TokenInfo, TokenStore } from "service-sdk"
+import { TokenCache, TokenInfo, TokenStore } from "@service-sdk/effect"
 import { buildPackages, duplicates, Fleet, sleep, type WorkerConfig } from "../shared/processes.js"
 
 const LIFETIME_S = 3

@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Emulator } from "@service-sdk/emulator"
 import * as Effect from "effect/Effect"
-import { TokenCache, TokenInfo } from "service-sdk"
+import { TokenCache, TokenInfo } from "@service-sdk/effect"
 import * as Redacted from "effect/Redacted"
 import { buildPackages, duplicates, Fleet, sleep, Worker, type WorkerConfig } from "../shared/processes.js"
 

@@ -9,7 +9,7 @@ import { join } from "node:path"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeFileSystem } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
-import { TokenCache, type TokenInfo } from "service-sdk"
+import { TokenCache, type TokenInfo } from "@service-sdk/effect"
 import { tokenInfo, value } from "../fixtures.js"
 
 export const tempDir = (prefix = "shared-edges-") => mkdtempSync(join(tmpdir(), prefix))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Option, Redacted, TestClock } from "effect"
-import { AuthenticationError, AuthorizationCode, TokenCache, TokenProvider } from "service-sdk"
-import { type MockHandler, MockHttpClient } from "service-sdk/testing"
+import { AuthenticationError, AuthorizationCode, TokenCache, TokenProvider } from "@service-sdk/effect"
+import { type MockHandler, MockHttpClient } from "@service-sdk/effect/testing"
 import {
   AUTH_URL,
   authorizationCodeLayer,

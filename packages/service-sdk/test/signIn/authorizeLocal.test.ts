@@ -24,8 +24,8 @@ import {
   ConfigurationError,
   TokenProvider,
   TransportError
-} from "service-sdk"
-import { type MockHandler, MockHttpClient, type MockResponse } from "service-sdk/testing"
+} from "@service-sdk/effect"
+import { type MockHandler, MockHttpClient, type MockResponse } from "@service-sdk/effect/testing"
 import { BrowserOpener, BrowserOpenError, browserCommand } from "../../src/internal/local/browser.js"
 import { escapeHtml, failurePage, successPage } from "../../src/internal/local/pages.js"
 import { parseLoopbackRedirect } from "../../src/internal/local/redirectUri.js"

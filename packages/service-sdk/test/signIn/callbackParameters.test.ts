@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
-import { AuthenticationError, AuthorizationCode, ConfigurationError, OAuthClient } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { AuthenticationError, AuthorizationCode, ConfigurationError, OAuthClient } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import {
   AUTH_URL,
   credentials,

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, FastCheck as fc, Layer } from "effect"
-import { AuthorizationCode, ConfigurationError, OAuthClient, TokenStore, UserTokens } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { AuthorizationCode, ConfigurationError, OAuthClient, TokenStore, UserTokens } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 
 const base = { clientId: "client-id", clientSecret: "client-secret", authUrl: "http://127.0.0.1:4010" }
 const mock = MockHttpClient.layer(() => ({ status: 500 }))

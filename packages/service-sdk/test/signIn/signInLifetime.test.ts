@@ -14,9 +14,9 @@ import {
   TokenInfo,
   TokenStore,
   UserTokens
-} from "service-sdk"
-import { AsyncAuthorizationCode } from "service-sdk/promise"
-import { type MockHandler, MockHttpClient } from "service-sdk/testing"
+} from "@service-sdk/effect"
+import { AsyncAuthorizationCode } from "@service-sdk/effect/promise"
+import { type MockHandler, MockHttpClient } from "@service-sdk/effect/testing"
 import { credentials, isolateEnv, oauthError, REDIRECT_URI, requestCount, tokenResponse } from "../fixtures.js"
 
 isolateEnv()

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Redacted, TestClock } from "effect"
-import { ClientCredentials, TokenCache, TokenProvider } from "service-sdk"
-import { MockHttpClient, TestTokenProvider } from "service-sdk/testing"
+import { ClientCredentials, TokenCache, TokenProvider } from "@service-sdk/effect"
+import { MockHttpClient, TestTokenProvider } from "@service-sdk/effect/testing"
 import {
   clientCredentialsLayer,
   credentials,

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger, LogLevel, Option, Redacted, Ref } from "effect"
-import { AuthorizationCode, ClientCredentials, type TokenCache, TokenCacheError, type TokenInfo } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import {
+  AuthorizationCode,
+  ClientCredentials,
+  type TokenCache,
+  TokenCacheError,
+  type TokenInfo
+} from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 
 /** A cache whose `set` always fails; `get` returns what `seed` holds. */
 const brokenCache = (seed: Ref.Ref<Option.Option<TokenInfo>>): TokenCache.TokenCache => ({

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Deferred, Duration, Effect, Exit, Fiber, Option, Redacted } from "effect"
-import { AuthenticationError, TokenCache, TokenInfo } from "service-sdk"
+import { AuthenticationError, TokenCache, TokenInfo } from "@service-sdk/effect"
 import * as SingleFlight from "../../src/internal/singleFlight.js"
 
 const token = (name: string, expiresAt: number) => new TokenInfo({ accessToken: Redacted.make(name), expiresAt })

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { type Duration, Effect, Exit, Fiber, Layer, Logger, Option, Ref, TestClock } from "effect"
-import { ClientCredentials, ConfigurationError, TokenProvider } from "service-sdk"
-import { AsyncClientCredentials } from "service-sdk/promise"
-import { type MockHandler, MockHttpClient, type MockResponse } from "service-sdk/testing"
+import { ClientCredentials, ConfigurationError, TokenProvider } from "@service-sdk/effect"
+import { AsyncClientCredentials } from "@service-sdk/effect/promise"
+import { type MockHandler, MockHttpClient, type MockResponse } from "@service-sdk/effect/testing"
 import { awaitRequests, credentials, expectTokenRequests, setHandler, tokenResponse, value } from "../fixtures.js"
 
 const AHEAD = { skew: "30 seconds", refreshAhead: "60 seconds" } as const

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Option, Redacted, Ref, TestClock } from "effect"
-import { TokenCache, type TokenInfo, TokenProvider } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { TokenCache, type TokenInfo, TokenProvider } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import {
   awaitRequests,
   clientCredentialsLayer,

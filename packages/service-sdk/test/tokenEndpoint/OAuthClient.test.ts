@@ -3,8 +3,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option, Redacted, TestClock } from "effect"
-import { AuthenticationError, ConfigurationError, OAuthClient, Pkce, TokenInfo } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { AuthenticationError, ConfigurationError, OAuthClient, Pkce, TokenInfo } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import {
   AUTH_URL,
   credentials,

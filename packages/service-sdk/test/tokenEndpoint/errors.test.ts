@@ -9,7 +9,7 @@ import {
   ServiceError,
   TokenCacheError,
   TransportError
-} from "service-sdk"
+} from "@service-sdk/effect"
 import * as util from "node:util"
 
 const samples = [

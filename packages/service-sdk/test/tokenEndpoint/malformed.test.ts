@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, TestClock } from "effect"
-import { AuthenticationError, AuthorizationCode, TokenCache, TokenProvider } from "service-sdk"
-import { MockHttpClient, type MockResponse } from "service-sdk/testing"
+import { AuthenticationError, AuthorizationCode, TokenCache, TokenProvider } from "@service-sdk/effect"
+import { MockHttpClient, type MockResponse } from "@service-sdk/effect/testing"
 import { authorizationCodeLayer, expectTokenRequests, requests, setHandler, tokenResponse, value } from "../fixtures.js"
 
 const raw = (body: string, contentType = "application/json"): MockResponse => ({

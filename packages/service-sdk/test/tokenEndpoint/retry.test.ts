@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Duration, Effect, Fiber, Option, TestClock } from "effect"
-import { TokenProvider, TransportError } from "service-sdk"
-import { MockHttpClient, type MockResponse } from "service-sdk/testing"
+import { TokenProvider, TransportError } from "@service-sdk/effect"
+import { MockHttpClient, type MockResponse } from "@service-sdk/effect/testing"
 import { backoff, parseRetryAfter } from "../../src/internal/retry.js"
 import {
   authorizationCodeLayer,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import { AuthenticationError, AuthorizationCode, ClientCredentials, TokenProvider } from "service-sdk"
-import { MockHttpClient, type RecordedRequest } from "service-sdk/testing"
+import { AuthenticationError, AuthorizationCode, ClientCredentials, TokenProvider } from "@service-sdk/effect"
+import { MockHttpClient, type RecordedRequest } from "@service-sdk/effect/testing"
 import {
   AUTH_URL,
   authorizationCodeLayer,

@@ -11,7 +11,7 @@
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Redacted from "effect/Redacted"
-import type { TokenProviderService } from "service-sdk"
+import type { TokenProviderService } from "@service-sdk/effect"
 import { type Context, makeAsyncProvider, makeProvider } from "../context.js"
 import { median, ratioOf, timed } from "../harness.js"
 import { gc, wallClockMillis } from "../machine.js"

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { AsyncClientCredentials as FacadeClientCredentials } from "service-sdk/promise"
+import { AsyncClientCredentials as FacadeClientCredentials } from "@service-sdk/effect/promise"
 import { type Context, credentials, repeatAsync } from "../context.js"
 import { measure, median, ratioOf, timed } from "../harness.js"
 import { gc } from "../machine.js"

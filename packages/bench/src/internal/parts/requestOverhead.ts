@@ -5,7 +5,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
-import { ServiceClient, type ServiceClientService, TokenProvider, type TokenProviderService } from "service-sdk"
+import { ServiceClient, type ServiceClientService, TokenProvider, type TokenProviderService } from "@service-sdk/effect"
 import { type Context, makeProvider } from "../context.js"
 import { type Measured, measure, throughputRatioOf } from "../harness.js"
 import { threadCpuNanos } from "../machine.js"

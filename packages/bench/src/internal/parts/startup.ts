@@ -35,12 +35,12 @@ const importing = (specifier: string): Row => ({
   args: ["--input-type=module", "-e", `import * as m from ${JSON.stringify(specifier)}; void m`]
 })
 
-/** `import "service-sdk/promise"` in an app bundled by esbuild (one minified file), written under `dir`. */
+/** `import "@service-sdk/effect/promise"` in an app bundled by esbuild (one minified file), written under `dir`. */
 const bundledFacade = (dir: string): Row => {
   const entry = join(dir, "app.mjs")
   const outfile = join(dir, "app.bundle.mjs")
   // re-exported, so that the bundle keeps every export (an unused import would be tree-shaken away)
-  writeFileSync(entry, `export * from "service-sdk/promise"\n`)
+  writeFileSync(entry, `export * from "@service-sdk/effect/promise"\n`)
   buildSync({
     entryPoints: [entry],
     outfile,
@@ -53,7 +53,7 @@ const bundledFacade = (dir: string): Row => {
     banner: { js: 'import{createRequire as __cr}from"node:module";const require=__cr(import.meta.url);' },
     logLevel: "error"
   })
-  return { label: `import "service-sdk/promise", bundled (esbuild)`, args: [outfile] }
+  return { label: `import "@service-sdk/effect/promise", bundled (esbuild)`, args: [outfile] }
 }
 
 const rows = (dir: string): ReadonlyArray<Row> => [

@@ -4,7 +4,7 @@
  * and `compareAndSet` (one Lua script, see `entry.ts`); the providers use them as they would a user's own cache's.
  */
 import * as Effect from "effect/Effect"
-import type { TokenCache } from "service-sdk"
+import type { TokenCache } from "@service-sdk/effect"
 import type { Connection } from "./connection.js"
 import * as Entry from "./entry.js"
 import * as Lock from "./lock.js"

@@ -10,7 +10,7 @@ import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import type { Cluster, Redis } from "ioredis"
-import { ConfigurationError, type TokenCacheError } from "service-sdk"
+import { ConfigurationError, type TokenCacheError } from "@service-sdk/effect"
 import * as Connection from "./connection.js"
 
 export interface SharedOptions {

@@ -8,7 +8,7 @@ import { connect as connectTls } from "node:tls"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type { Cluster, Redis } from "ioredis"
-import { ConfigurationError } from "service-sdk"
+import { ConfigurationError } from "@service-sdk/effect"
 import type { Connection } from "./connection.js"
 
 /** How long a probe of the server's protocol waits for an answer. */

@@ -8,7 +8,7 @@ import * as HttpClient from "effect/http/HttpClient"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as ioredis from "ioredis"
-import { UserTokens } from "service-sdk"
+import { UserTokens } from "@service-sdk/effect"
 import { failoverProcess } from "../../../../redis/test/faults/support/failoverProcess.mjs"
 import { RedisTokenStore } from "../../dist/index.js"
 

@@ -7,7 +7,7 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
-import { AuthorizationCode, ClientCredentials } from "service-sdk"
+import { AuthorizationCode, ClientCredentials } from "@service-sdk/effect"
 import { faultProcess } from "../../../../redis/test/faults/support/faultProcess.mjs"
 import { RedisTokenCache } from "../../dist/index.js"
 

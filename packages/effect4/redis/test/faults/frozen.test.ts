@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Redacted from "effect/Redacted"
-import { ClientCredentials } from "service-sdk"
+import { ClientCredentials } from "@service-sdk/effect"
 import { describeFaults, sleep, tokenRequests, uniqueKey } from "../../../../redis/test/faults/support/fleet.js"
 import { scaled } from "../../../../redis/test/support/load.js"
 

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
-import { UserTokens } from "service-sdk"
+import { UserTokens } from "@service-sdk/effect"
 import { RedisTokenStore } from "../../dist/index.js"
 
 const config = JSON.parse(process.argv[2])

@@ -4,8 +4,8 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import { TestClock } from "effect/testing"
-import { ServiceClient } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { ServiceClient } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { API_URL, apiClientLayer, apiRequests, apiServer, requests, tokenRequests } from "../support/mock.js"
 
 const album = { id: "a1", name: "Album", artists: [{ id: null, name: "Local" }], tracks: { items: [] } }

@@ -3,8 +3,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { ServiceClient } from "service-sdk"
-import { type MockHandler, MockHttpClient, TestTokenProvider } from "service-sdk/testing"
+import { ServiceClient } from "@service-sdk/effect"
+import { type MockHandler, MockHttpClient, TestTokenProvider } from "@service-sdk/effect/testing"
 import { API_URL, requests } from "../support/mock.js"
 
 const client = (handler: MockHandler) =>

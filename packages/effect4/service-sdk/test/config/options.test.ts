@@ -4,7 +4,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { ClientCredentials, OAuthClient, ServiceClient } from "service-sdk"
+import { ClientCredentials, OAuthClient, ServiceClient } from "@service-sdk/effect"
 import { issuing, mock, requests } from "../support/mock.js"
 
 const env = (record: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromEnvRecord(record))

@@ -4,7 +4,14 @@ import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { AuthorizationCode, ClientCredentials, OAuthClient, ServiceClient, TokenStore, UserTokens } from "service-sdk"
+import {
+  AuthorizationCode,
+  ClientCredentials,
+  OAuthClient,
+  ServiceClient,
+  TokenStore,
+  UserTokens
+} from "@service-sdk/effect"
 import { type RunningEmulator, startEmulator } from "../support/emulator.js"
 
 let emulator: RunningEmulator

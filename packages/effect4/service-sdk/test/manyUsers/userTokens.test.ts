@@ -4,8 +4,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { TestClock } from "effect/testing"
-import { TokenInfo, TokenStore, UserTokens } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { TokenInfo, TokenStore, UserTokens } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { credentials, mock, requests } from "../support/mock.js"
 
 const signedIn = (user: string) =>

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import * as Sdk from "service-sdk"
+import * as Sdk from "@service-sdk/effect"
 import { describe, expect, it } from "vitest"
 
 const effect3Index = readFileSync(

@@ -10,8 +10,15 @@ import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import * as References from "effect/References"
 import * as Tracer from "effect/Tracer"
-import { AuthorizationCode, ClientCredentials, OAuthClient, ServiceClient, TokenCache, TokenInfo } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import {
+  AuthorizationCode,
+  ClientCredentials,
+  OAuthClient,
+  ServiceClient,
+  TokenCache,
+  TokenInfo
+} from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { inspect } from "node:util"
 import { API_URL, AUTH_URL } from "../support/mock.js"
 

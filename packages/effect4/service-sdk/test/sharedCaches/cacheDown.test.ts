@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { AuthorizationCode, ClientCredentials, TokenCache, TokenCacheError, TokenInfo } from "service-sdk"
+import { AuthorizationCode, ClientCredentials, TokenCache, TokenCacheError, TokenInfo } from "@service-sdk/effect"
 import { credentials, issuing, mock, requests } from "../support/mock.js"
 
 const down = new TokenCacheError({ message: "Redis GET on redis://127.0.0.1:1 did not answer within 5 s" })

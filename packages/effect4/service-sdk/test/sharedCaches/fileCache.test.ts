@@ -18,7 +18,7 @@ import {
 } from "node:fs"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
-import { TokenCache, TokenInfo, TokenStore } from "service-sdk"
+import { TokenCache, TokenInfo, TokenStore } from "@service-sdk/effect"
 
 const token = (access: string, refresh?: string) =>
   new TokenInfo({

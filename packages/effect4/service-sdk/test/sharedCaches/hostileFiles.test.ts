@@ -25,7 +25,7 @@ import {
 } from "node:fs"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
-import { AuthorizationCode, TokenCache, TokenInfo, TokenStore } from "service-sdk"
+import { AuthorizationCode, TokenCache, TokenInfo, TokenStore } from "@service-sdk/effect"
 import { credentials, issuing, mock } from "../support/mock.js"
 
 const tempDir = () => mkdtempSync(join(tmpdir(), "e4-edges-"))

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { TokenCache } from "service-sdk"
+import { TokenCache } from "@service-sdk/effect"
 import { beforeAll, describe, expect, it } from "vitest"
 import { buildBoth } from "../support/fleet.js"
 

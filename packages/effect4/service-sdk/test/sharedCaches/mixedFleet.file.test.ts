@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { TokenStore } from "service-sdk"
+import { TokenStore } from "@service-sdk/effect"
 import { type RunningEmulator, startEmulator } from "../support/emulator.js"
 import { buildBoth, runMixedFleet } from "../support/fleet.js"
 

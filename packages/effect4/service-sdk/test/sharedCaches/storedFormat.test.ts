@@ -6,7 +6,7 @@ import * as Redacted from "effect/Redacted"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { TokenCache, TokenInfo } from "service-sdk"
+import { TokenCache, TokenInfo } from "@service-sdk/effect"
 import { decodeText, encodeText } from "../../src/TokenInfo.js"
 
 const fixtures = join(import.meta.dirname, "..", "..", "..", "..", "shared", "fixtures")

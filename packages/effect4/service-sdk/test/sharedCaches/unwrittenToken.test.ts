@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { TestClock } from "effect/testing"
-import { AuthorizationCode, TokenCache, TokenCacheError, TokenInfo } from "service-sdk"
+import { AuthorizationCode, TokenCache, TokenCacheError, TokenInfo } from "@service-sdk/effect"
 import { credentials, issuing, mock } from "../support/mock.js"
 
 describe("a renewal whose write failed", () => {

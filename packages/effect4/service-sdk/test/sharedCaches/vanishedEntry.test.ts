@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
 import { TestClock } from "effect/testing"
-import { AuthorizationCode, TokenCache, TokenInfo } from "service-sdk"
+import { AuthorizationCode, TokenCache, TokenInfo } from "@service-sdk/effect"
 import { credentials, issuing, mock, requests } from "../support/mock.js"
 
 const token = (access: string, refresh: string, expiresAt: number) =>

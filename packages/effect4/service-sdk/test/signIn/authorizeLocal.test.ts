@@ -5,7 +5,7 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { createServer } from "node:net"
-import { AuthorizationCode, authorizeLocal, TokenCache } from "service-sdk"
+import { AuthorizationCode, authorizeLocal, TokenCache } from "@service-sdk/effect"
 import { type RunningEmulator, startEmulator } from "../support/emulator.js"
 
 let emulator: RunningEmulator

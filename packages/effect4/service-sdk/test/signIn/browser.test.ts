@@ -10,7 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { existsSync } from "node:fs"
 import { type Browser, chromium, type Page } from "playwright-core"
-import { AuthenticationError, AuthorizationCode, authorizeLocal } from "service-sdk"
+import { AuthenticationError, AuthorizationCode, authorizeLocal } from "@service-sdk/effect"
 import { type RunningEmulator, startEmulator } from "../support/emulator.js"
 
 const CHROMIUM = "/usr/bin/chromium"

@@ -2,7 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { AuthorizationCode, OAuthClient, Pkce } from "service-sdk"
+import { AuthorizationCode, OAuthClient, Pkce } from "@service-sdk/effect"
 import { credentials, issuing, mock } from "../support/mock.js"
 
 /** URLs carry well-formed Unicode only (a lone surrogate becomes U+FFFD in any URL): the properties are about those. */

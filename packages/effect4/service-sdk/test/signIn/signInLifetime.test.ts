@@ -7,8 +7,8 @@ import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import { TestClock } from "effect/testing"
-import { AuthorizationCode, TokenCache } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { AuthorizationCode, TokenCache } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { credentials, mock } from "../support/mock.js"
 
 const DAY = 86_400

@@ -3,8 +3,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { TestClock } from "effect/testing"
-import { ClientCredentials } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { ClientCredentials } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { credentials, issuing, mock, requests } from "../support/mock.js"
 
 describe("refreshAhead", () => {

@@ -5,8 +5,8 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
 import { TestClock } from "effect/testing"
-import { ClientCredentials, AuthorizationCode, TokenCache, TokenInfo } from "service-sdk"
-import { MockHttpClient, type MockResponse } from "service-sdk/testing"
+import { ClientCredentials, AuthorizationCode, TokenCache, TokenInfo } from "@service-sdk/effect"
+import { MockHttpClient, type MockResponse } from "@service-sdk/effect/testing"
 import { credentials, issuing, mock, requests } from "../support/mock.js"
 
 describe("single flight", () => {

@@ -1,8 +1,8 @@
 /** Test fixtures: token responses, and layers of the mock HttpClient with the env-free options tests use. */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { ClientCredentials, ServiceClient } from "service-sdk"
-import { MockHttpClient, type MockHandler, type MockResponse } from "service-sdk/testing"
+import { ClientCredentials, ServiceClient } from "@service-sdk/effect"
+import { MockHttpClient, type MockHandler, type MockResponse } from "@service-sdk/effect/testing"
 
 export const CLIENT_ID = "test-client-id"
 export const CLIENT_SECRET = "test-client-secret-canary-0123456789"

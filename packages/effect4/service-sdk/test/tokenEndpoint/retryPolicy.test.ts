@@ -4,8 +4,8 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
 import { TestClock } from "effect/testing"
-import { OAuthClient } from "service-sdk"
-import { MockHttpClient } from "service-sdk/testing"
+import { OAuthClient } from "@service-sdk/effect"
+import { MockHttpClient } from "@service-sdk/effect/testing"
 import { credentials, issuing, mock, requests } from "../support/mock.js"
 
 const failingThen = (failures: ReadonlyArray<Parameters<typeof MockHttpClient.json>[1] | "reset">) =>

@@ -2,7 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { OAuthClient } from "service-sdk"
+import { OAuthClient } from "@service-sdk/effect"
 import { AUTH_URL, CLIENT_ID, CLIENT_SECRET, credentials, issuing, mock, requests } from "../support/mock.js"
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`

@@ -13,7 +13,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { RedisTokenStore } from "@service-sdk/redis"
 import { Effect, Layer, Redacted } from "effect"
 import * as ioredis from "ioredis"
-import { UserTokens } from "service-sdk"
+import { UserTokens } from "@service-sdk/effect"
 import { failoverProcess } from "./failoverProcess.mjs"
 
 const worker = failoverProcess(ioredis)

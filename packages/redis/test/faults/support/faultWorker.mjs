@@ -12,7 +12,7 @@ import { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { RedisTokenCache } from "@service-sdk/redis"
 import { Effect, Layer, Redacted } from "effect"
-import { AuthorizationCode, ClientCredentials } from "service-sdk"
+import { AuthorizationCode, ClientCredentials } from "@service-sdk/effect"
 import { faultProcess } from "./faultProcess.mjs"
 
 const worker = faultProcess()

@@ -123,7 +123,7 @@ export abstract class AsyncTokenProvider<R = TokenProvider> {
  *
  * @example
  * ```ts
- * import { AsyncClientCredentials, AsyncServiceClient } from "service-sdk/promise"
+ * import { AsyncClientCredentials, AsyncServiceClient } from "@service-sdk/effect/promise"
  *
  * await using auth = new AsyncClientCredentials({ clientId: "my-app", clientSecret: process.env.MY_APP_SECRET })
  * const token: string = await auth.getAccessToken()
@@ -155,7 +155,7 @@ export class AsyncClientCredentials extends AsyncTokenProvider<TokenProvider> {
  *
  * @example
  * ```ts
- * import { AsyncAuthorizationCode } from "service-sdk/promise"
+ * import { AsyncAuthorizationCode } from "@service-sdk/effect/promise"
  *
  * await using auth = new AsyncAuthorizationCode({ redirectUri: "http://127.0.0.1:8080/callback" })
  * await auth.authorizeLocal({ scope: ["user-read-private"] }) // opens the browser, waits for the redirect

@@ -95,7 +95,7 @@ class UserProvider extends AsyncUserTokenProvider {
  *
  * @example
  * ```ts
- * import { AsyncServiceClient, AsyncUserTokens, type TokenInfo } from "service-sdk/promise"
+ * import { AsyncServiceClient, AsyncUserTokens, type TokenInfo } from "@service-sdk/effect/promise"
  *
  * const tokens = new Map<string, TokenInfo>() // or TokenStore.directory(...), RedisTokenStore, your database
  * const users = new AsyncUserTokens({

@@ -1,6 +1,6 @@
 /**
  * The facade's default `HttpClient`: `NodeHttpClient.layerUndici`, loaded on the first request instead of at
- * import (undici is a large part of what `import "service-sdk/promise"` would load). The layer is built
+ * import (undici is a large part of what `import "@service-sdk/effect/promise"` would load). The layer is built
  * synchronously (so constructors still throw at once); the pool it opens belongs to the facade's runtime and is
  * closed by `close()`.
  */

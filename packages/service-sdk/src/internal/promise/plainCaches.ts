@@ -62,7 +62,7 @@ const plainView = (cache: Effect.Effect<TokenCache.TokenCache>): FileTokenCache 
  *
  * @example
  * ```ts
- * import { AsyncAuthorizationCode, fileTokenCache } from "service-sdk/promise"
+ * import { AsyncAuthorizationCode, fileTokenCache } from "@service-sdk/effect/promise"
  *
  * const tokenCache = fileTokenCache(`${process.env.HOME}/.config/my-app/tokens.json`)
  * await using auth = new AsyncAuthorizationCode({ redirectUri: "http://127.0.0.1:8080/callback", tokenCache })
@@ -85,7 +85,7 @@ export const fileTokenCache = (path: string): FileTokenCache => {
  *
  * @example
  * ```ts
- * import { AsyncUserTokens, directoryTokenStore } from "service-sdk/promise"
+ * import { AsyncUserTokens, directoryTokenStore } from "@service-sdk/effect/promise"
  *
  * const users = new AsyncUserTokens({
  *   redirectUri: "http://127.0.0.1:3000/callback",
