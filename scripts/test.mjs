@@ -84,8 +84,6 @@ rmSync(results, { force: true })
 
 const steps = []
 // first: the build that some suites run (the CLI's bin, fleet workers on the built packages)
-// the shared plain modules' copies (scripts/shared.mjs), so an edit of packages/shared/src is what gets tested
-steps.push(["shared copies", run("shared copies", process.execPath, [join(root, "scripts", "shared.mjs")])])
 steps.push(["type-check", run("type-check", bin("tsc"), ["-b"])])
 // lint and the API reference (TypeDoc; fails on a public export without a summary or a main entry point without
 // @example) need no test and no test needs them: they run beside vitest
