@@ -5,11 +5,13 @@
  * import in turn) are copied from `packages/shared/dist` into `dist/internal/core/`, and each
  * `"@service-sdk/shared/<name>"` specifier in `dist/**\/*.js` and `*.d.ts` becomes a relative path to that copy.
  * The tarball then installs alone. The sources keep importing the core by name (one original, nothing generated in
- * `src/`); the rewrite is idempotent and what it leaves in `dist/` runs the same as before it.
+ * `src/`). `--restore` (postpack) puts `dist/` back as `tsc -b` left it (the rewritten files' texts are kept in
+ * `build/embed-core.json` in between): an incremental build must never see outputs it did not write.
  *
- *   node <root>/scripts/embed-core.mjs        (in the package's folder; npm runs it as prepack)
+ *   node <root>/scripts/embed-core.mjs             (in the package's folder; npm runs it as prepack)
+ *   node <root>/scripts/embed-core.mjs --restore   (postpack)
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -38,9 +40,23 @@ const withImports = (names) => {
   return [...all].sort()
 }
 
+const backupOf = (packageDir) => join(packageDir, "build", "embed-core.json")
+
+export const restore = (packageDir) => {
+  const backup = backupOf(packageDir)
+  if (!existsSync(backup)) return 0
+  const originals = JSON.parse(readFileSync(backup, "utf8"))
+  for (const [file, text] of Object.entries(originals)) writeFileSync(file, text)
+  rmSync(join(packageDir, "dist", "internal", "core"), { recursive: true, force: true })
+  rmSync(backup)
+  return Object.keys(originals).length
+}
+
 export const embedCore = (packageDir) => {
+  restore(packageDir)
   const dist = join(packageDir, "dist")
   const core = join(dist, "internal", "core")
+  const originals = {}
   const files = filesOf(dist).filter((file) => !file.startsWith(`${core}/`))
   const needed = new Set()
   for (const file of files) for (const match of readFileSync(file, "utf8").matchAll(specifier)) needed.add(match[2])
@@ -55,12 +71,20 @@ export const embedCore = (packageDir) => {
       const path = relative(dirname(file), join(core, `${name}.js`))
       return `${quote}${path.startsWith(".") ? path : `./${path}`}${quote}`
     })
-    if (rewritten !== text) writeFileSync(file, rewritten)
+    if (rewritten !== text) {
+      originals[file] = text
+      writeFileSync(file, rewritten)
+    }
   }
+  mkdirSync(dirname(backupOf(packageDir)), { recursive: true })
+  writeFileSync(backupOf(packageDir), JSON.stringify(originals))
   return names
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const names = embedCore(process.cwd())
-  console.error(`embedded @service-sdk/shared: ${names.join(", ") || "(nothing)"}`)
+  if (process.argv.includes("--restore")) restore(process.cwd())
+  else {
+    const names = embedCore(process.cwd())
+    console.error(`embedded @service-sdk/shared: ${names.join(", ") || "(nothing)"}`)
+  }
 }
