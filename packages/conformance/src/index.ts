@@ -12,6 +12,15 @@ import { signIn } from "./scenarios/signIn.js"
 import { singleFlight } from "./scenarios/singleFlight.js"
 import { tokenEndpoint } from "./scenarios/tokenEndpoint.js"
 
+export {
+  barrelReachesInternal,
+  type ImportEdge,
+  importsOf,
+  type PublicExport,
+  publicExports,
+  sourceFiles,
+  valueImportCycles
+} from "./architecture.js"
 export type * from "./driver.js"
 export { ALBUM_ID, type FakeServer, type RecordedRequest, type Reply, startFakeServer } from "./fakeServer.js"
 export type { Scenario } from "./scenario.js"
