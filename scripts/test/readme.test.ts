@@ -103,9 +103,9 @@ describe("README", () => {
     expect(lineOf(effectBlocks[0]!), `${guide}: the Effect 4 block comes first`).toBe("effect4")
   })
 
-  it("the README's first screen: two commands, a first Effect and a first plain example, the emulator's variables", () => {
+  it("the README's first screen: two commands, the installs by name, a first Effect 4, Effect 3 and plain example", () => {
     const readme = readFileSync(join(root, "README.md"), "utf8")
-    const firstScreen = readme.split("\n").slice(0, 90).join("\n")
+    const firstScreen = readme.split("\n").slice(0, 100).join("\n")
     expect(firstScreen).toContain("npm install && npm start")
     expect(firstScreen).toContain("npm test")
     expect(firstScreen).toContain('"type": "module"')
