@@ -30,7 +30,16 @@ type Block = { readonly lines: ReadonlyArray<string>; readonly section: string; 
 type Checked = { blocks: number; lines: { effect3: number; effect4: number }; errors: ReadonlyArray<string> }
 
 /** The guides whose Effect code differs between the lines: each shows both (paired blocks, Effect 4 first). */
-const pairedGuides = ["testing.md", "sign-in.md", "caches.md", "production.md", "effect.md"]
+const pairedGuides = [
+  "testing.md",
+  "sign-in.md",
+  "caches.md",
+  "production.md",
+  "effect.md",
+  "redis.md",
+  "service-rules.md",
+  "web-apps.md"
+]
 
 /** Writes `files` into `dir` with a vitest config that resolves workspace packages to their sources. */
 const testProject = (dir: string, files: ReadonlyArray<readonly [string, string]>) => {
