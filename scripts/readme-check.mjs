@@ -161,29 +161,36 @@ export const run = (command, args, options = {}) =>
     child.on("close", (status) => resolve({ status, stdout, stderr }))
   })
 
-/** Checks one line's blocks with that line's `tsc`: the error lines, mapped back to the README. */
-const checkLine = async (name, line, blocks) => {
+const displayName = (path) => (relative(root, path).startsWith("..") ? path : relative(root, path))
+
+/**
+ * Checks one line's blocks, of one page or many, with one run of that line's `tsc` (its start-up is most of the
+ * cost): the error lines, mapped back to each page. `entries` are `{ page, block }`, `page` the name errors carry.
+ */
+const checkLine = async (label, line, entries) => {
   const project = projects[line]
-  const out = join(project.dir, "build", "readme", name.replace(/[^A-Za-z0-9]+/g, "-"))
+  const out = join(project.dir, "build", "readme", label.replace(/[^A-Za-z0-9]+/g, "-"))
   rmSync(out, { recursive: true, force: true })
   mkdirSync(out, { recursive: true })
   writeFileSync(join(out, "tsconfig.json"), JSON.stringify(tsconfig(out, project.base), null, 2))
+  const pages = [...new Set(entries.map(({ page }) => page))]
   const byFile = new Map()
-  for (const block of blocks) {
-    const file = `block-${String(block.index).padStart(2, "0")}.ts`
+  for (const { page, block } of entries) {
+    const prefix = pages.length === 1 ? "" : `p${pages.indexOf(page) + 1}-`
+    const file = `${prefix}block-${String(block.index).padStart(2, "0")}.ts`
     const { map, text } = toModule(block)
     writeFileSync(join(out, file), text)
-    byFile.set(file, { block, map })
+    byFile.set(file, { page, block, map })
   }
-  if (!existsSync(project.tsc)) return [`${name}: no ${line} TypeScript at ${project.tsc} (run npm install)`]
+  if (!existsSync(project.tsc)) return [`${label}: no ${line} TypeScript at ${project.tsc} (run npm install)`]
   const result = await run(project.tsc, ["-p", join(out, "tsconfig.json"), "--pretty", "false"], { cwd: out })
   const errors = []
   for (const text of `${result.stdout}${result.stderr}`.split("\n")) {
-    const match = /^(?:.*[/\\])?(block-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(text)
+    const match = /^(?:.*[/\\])?((?:p\d+-)?block-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(text)
     if (match) {
-      const { block, map } = byFile.get(match[1])
+      const { page, block, map } = byFile.get(match[1])
       const readmeLine = map[Number(match[2]) - 1] || block.startLine
-      errors.push(`${name}:${readmeLine} (block ${block.index}, "${block.section}", ${line}): ${match[4]}`)
+      errors.push(`${page}:${readmeLine} (block ${block.index}, "${block.section}", ${line}): ${match[4]}`)
     } else if (/error TS/.test(text)) errors.push(text)
     else if (text.trim() !== "" && errors.length > 0) errors[errors.length - 1] += `\n  ${text.trim()}`
   }
@@ -192,30 +199,46 @@ const checkLine = async (name, line, blocks) => {
 }
 
 /**
- * Type-checks the blocks of one README, each against its own line: `{ blocks, lines: { effect3, effect4 }, errors }`.
- * Asynchronous, so that a test worker stays responsive while `tsc` runs (a long synchronous call starves vitest's
- * worker RPC on a loaded machine).
+ * Type-checks the blocks of several pages, each block against its own line, with one `tsc` run per line for all of
+ * them: for each page `{ path, blocks, lines: { effect3, effect4 }, errors }`. Asynchronous, so that a test worker
+ * stays responsive while `tsc` runs (a long synchronous call starves vitest's worker RPC on a loaded machine).
  */
-export const check = async (readmePath = join(root, "README.md")) => {
-  const name = relative(root, readmePath).startsWith("..") ? readmePath : relative(root, readmePath)
-  const blocks = extractBlocks(readFileSync(readmePath, "utf8"))
-  const pageDefault = pageLine(readmePath)
-  const byLine = { effect3: [], effect4: [] }
-  for (const block of blocks) byLine[lineOf(block, pageDefault)].push(block)
-  const lines = { effect3: byLine.effect3.length, effect4: byLine.effect4.length }
-  if (blocks.length === 0) return { blocks: 0, lines, errors: [] }
+export const checkPages = async (paths, label = paths.length === 1 ? displayName(paths[0]) : "pages") => {
+  const pages = paths.map((path) => {
+    const page = displayName(path)
+    const blocks = extractBlocks(readFileSync(path, "utf8"))
+    const pageDefault = pageLine(path)
+    return { path, page, blocks: blocks.map((block) => ({ page, block, line: lineOf(block, pageDefault) })) }
+  })
+  const all = pages.flatMap(({ blocks }) => blocks)
   const errors = []
-  // one after the other: two tsc processes at once would double the peak memory on a small machine
+  // one line after the other: two tsc processes at once would double the peak memory on a small machine
   for (const line of ["effect3", "effect4"]) {
-    if (byLine[line].length > 0) errors.push(...(await checkLine(name, line, byLine[line])))
+    const entries = all.filter((entry) => entry.line === line)
+    if (entries.length > 0) errors.push(...(await checkLine(label, line, entries)))
   }
-  return { blocks: blocks.length, lines, errors }
+  return pages.map(({ path, page, blocks }) => ({
+    path,
+    blocks: blocks.length,
+    lines: {
+      effect3: blocks.filter(({ line }) => line === "effect3").length,
+      effect4: blocks.filter(({ line }) => line === "effect4").length
+    },
+    errors: errors.filter(
+      (error) => error.startsWith(`${page}:`) || (!/^\S+:\d+ \(block/.test(error) && path === paths[0])
+    )
+  }))
+}
+
+/** Type-checks the blocks of one README, each against its own line: `{ blocks, lines: { effect3, effect4 }, errors }`. */
+export const check = async (readmePath = join(root, "README.md")) => {
+  const [{ blocks, errors, lines }] = await checkPages([readmePath])
+  return { blocks, lines, errors }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   let failed = false
-  for (const path of [...readmes(), ...docPages()]) {
-    const { blocks, errors, lines } = await check(path)
+  for (const { path, blocks, errors, lines } of await checkPages([...readmes(), ...docPages()], "all")) {
     for (const error of errors) console.error(error)
     console.log(
       `${relative(root, path)}: ${blocks} TypeScript blocks (Effect 4 ${lines.effect4}, Effect 3 ${lines.effect3}), ${errors.length} errors`

@@ -21,7 +21,17 @@ import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { publishablePackages } from "../pack.mjs"
 // @ts-expect-error: a plain ES module without types
-import { check, docPages, extractBlocks, lineOf, pageLine, readmes, run, toModule } from "../readme-check.mjs"
+import {
+  check,
+  checkPages,
+  docPages,
+  extractBlocks,
+  lineOf,
+  pageLine,
+  readmes,
+  run,
+  toModule
+} from "../readme-check.mjs"
 
 const root = join(import.meta.dirname, "..", "..")
 const effect4Dir = join(root, "packages", "effect4")
@@ -90,9 +100,8 @@ describe("README", () => {
         "effect4.md"
       ])
     )
-    // one page at a time: each runs one tsc per line, and several at once would multiply the peak memory
-    const results: Array<Checked> = []
-    for (const path of paths) results.push(await check(path))
+    // all pages in one tsc run per line (a tsc's start-up is most of its cost)
+    const results: ReadonlyArray<Checked> = await checkPages(paths, "docs")
     expect(results.reduce((sum, { blocks }) => sum + blocks, 0)).toBeGreaterThan(15)
     expect(results.reduce((sum, { lines }) => sum + lines.effect4, 0)).toBeGreaterThan(8)
     expect(results.flatMap(({ errors }) => errors).join("\n")).toBe("")
@@ -182,8 +191,7 @@ describe("README", () => {
     expect(paths.map((path) => path.split("/").at(-2)).sort()).toEqual(expect.arrayContaining(publishable))
     // the Effect 4 packages' READMEs are checked against the Effect 4 line
     expect(paths.filter((path) => pageLine(path) === "effect4").length).toBeGreaterThanOrEqual(2)
-    const results: Array<Checked> = []
-    for (const path of paths) results.push(await check(path))
+    const results: ReadonlyArray<Checked> = await checkPages(paths, "packages")
     expect(results.flatMap(({ errors }) => errors).join("\n")).toBe("")
   }, 300_000)
 
@@ -245,6 +253,28 @@ describe("README", () => {
     const failed: Checked = await check(wrong)
     expect(failed.errors.some((error) => /wrong\.md:\d+ \(block 1, "Paired", effect3\)/.test(error))).toBe(true)
     expect(failed.errors.some((error) => /wrong\.md:\d+ \(block 2, "Paired", effect4\)/.test(error))).toBe(true)
+  }, 180_000)
+
+  it("checks many pages in one tsc run per line, and names the page of each error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "readme-"))
+    const broken = (title: string, marker: string) => [
+      "# x",
+      `## ${title}`,
+      "```ts",
+      marker,
+      'import { Effect } from "effect"',
+      "const n: number = Effect.succeed(1)",
+      "```"
+    ]
+    writeFileSync(join(dir, "a.md"), broken("A", "// effect3").join("\n"))
+    writeFileSync(join(dir, "b.md"), [...broken("B", "// effect4"), "```ts", "export const ok = 1", "```"].join("\n"))
+    const [a, b]: ReadonlyArray<Checked> = await checkPages([join(dir, "a.md"), join(dir, "b.md")], "two-pages")
+    expect(a!.errors).toHaveLength(1)
+    expect(a!.errors[0]).toMatch(/a\.md:6 \(block 1, "A", effect3\): error TS2322/)
+    expect(b!.blocks).toBe(2)
+    expect(b!.lines).toEqual({ effect3: 1, effect4: 1 })
+    expect(b!.errors).toHaveLength(1)
+    expect(b!.errors[0]).toMatch(/b\.md:6 \(block 1, "B", effect4\): error TS2322/)
   }, 180_000)
 
   it("reads a block's line from its marker, else from the page", () => {
