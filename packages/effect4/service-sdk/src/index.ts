@@ -19,7 +19,7 @@
  * ```
  *
  * @since 2.0.0
- * @module service-sdk (Effect 4 line, 2.x)
+ * @module @service-sdk/effect (Effect 4 line, 2.x)
  */
 export { AuthorizationCode } from "./AuthorizationCode.js"
 export { type AuthorizeLocalOptions, authorizeLocal } from "./authorizeLocal.js"
