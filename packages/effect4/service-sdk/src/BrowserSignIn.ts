@@ -110,11 +110,7 @@ export const start = (options: StartOptions = {}): Effect.Effect<string, Configu
  */
 export const complete = (
   options: CompleteOptions = {}
-): Effect.Effect<
-  TokenInfo,
-  AuthenticationError | TransportError | ConfigurationError | TokenCacheError,
-  OAuthClient
-> =>
+): Effect.Effect<TokenInfo, AuthenticationError | TransportError | ConfigurationError | TokenCacheError, OAuthClient> =>
   Effect.gen(function* () {
     const key = yield* Internal.checkedKey(options.key, "BrowserSignIn.complete")
     const storage = yield* Internal.sessionStorageOf("BrowserSignIn.complete")

@@ -9,7 +9,14 @@ import { AuthenticationError, ConfigurationError } from "../../ServiceError.js"
 export const storageKey = (key: string): string => `service-sdk/pending-sign-in/${key}`
 
 /** The parameters an authorization response may carry (RFC 6749 §4.1.2, §4.1.2.1; RFC 9207). */
-export const CALLBACK_PARAMETERS: ReadonlyArray<string> = ["code", "state", "iss", "error", "error_description", "error_uri"]
+export const CALLBACK_PARAMETERS: ReadonlyArray<string> = [
+  "code",
+  "state",
+  "iss",
+  "error",
+  "error_description",
+  "error_uri"
+]
 
 /** What survives the redirect: the state and verifier (and a sign-in's own redirect URI). */
 export interface StoredPending {
@@ -63,7 +70,8 @@ export const load = (storage: Storage, key: string): Effect.Effect<StoredPending
     } catch {
       text = null
     }
-    if (text === null) return none("no sign-in is pending in this tab (it was completed already, or never started here)")
+    if (text === null)
+      return none("no sign-in is pending in this tab (it was completed already, or never started here)")
     try {
       const value = JSON.parse(text) as Partial<StoredPending>
       if (typeof value.state === "string" && typeof value.codeVerifier === "string") {

@@ -191,10 +191,7 @@ export const make = (options?: Options): Effect.Effect<TokenCache, Configuration
           }
         }),
         (lock) =>
-          Effect.andThen(
-            Effect.tryPromise({ try: () => lock.granted, catch: failure("taking the Web Lock") }),
-            self
-          ),
+          Effect.andThen(Effect.tryPromise({ try: () => lock.granted, catch: failure("taking the Web Lock") }), self),
         (lock) => Effect.sync(lock.release)
       )
 
