@@ -101,10 +101,12 @@ export const docPages = () =>
     .map((name) => join(root, "docs", name))
 
 /**
- * The guides whose blocks compile against the Effect 3 line: all but the Effect 4 line's own page, which that
- * line's suite type-checks against effect 4 (packages/effect4/service-sdk/test/docs/effect4Guide.test.ts).
+ * The guides whose blocks compile against the Effect 3 line: all but the Effect 4 line's own pages, which that
+ * line's suite type-checks against effect 4 (packages/effect4/service-sdk/test/docs/effect4Guide.test.ts, and
+ * test/browser/docs.test.ts for the browser page).
  */
-export const effect3DocPages = () => docPages().filter((path) => !path.endsWith(join("docs", "effect4.md")))
+const EFFECT4_PAGES = [join("docs", "effect4.md"), join("docs", "browser.md")]
+export const effect3DocPages = () => docPages().filter((path) => !EFFECT4_PAGES.some((page) => path.endsWith(page)))
 
 /** Runs a command without blocking the caller (a test worker stays responsive): `{ status, stdout, stderr }`. */
 export const run = (command, args, options = {}) =>

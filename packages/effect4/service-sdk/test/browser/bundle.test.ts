@@ -12,9 +12,10 @@ import * as Layer from "effect/Layer"
 import { createHash, randomBytes } from "node:crypto"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { BrowserSignIn, OAuthClient, TokenCache } from "@service-sdk/effect"
+import { BrowserSignIn, ConfigurationError, OAuthClient, TokenCache } from "@service-sdk/effect"
 import * as Browser from "../../src/browser.js"
 import * as Node from "../../src/index.js"
+import { browserTokenCache } from "../../src/internal/promise/browserTokenCache.js"
 import { base64, base64Url, sha256, utf8Bytes } from "../../src/internal/shared/bytes.js"
 import { challengeOf } from "../../src/internal/shared/pkce.js"
 import { bundle } from "./support/page.js"
@@ -105,6 +106,17 @@ describe("outside a page", () => {
       expect(BrowserSignIn.hasPending()).toBe(false)
     })
   )
+
+  it("browserTokenCache (the Promise facade's) throws the ConfigurationError itself", () => {
+    let thrown: unknown
+    try {
+      browserTokenCache()
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(ConfigurationError)
+    expect((thrown as ConfigurationError).message).toMatch(/IndexedDB|Web Locks/)
+  })
 
   it("isCallback: state with a code or an error", () => {
     expect(BrowserSignIn.isCallback("https://app.example/cb?code=a&state=b")).toBe(true)

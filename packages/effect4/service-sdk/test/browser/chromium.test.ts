@@ -194,6 +194,8 @@ describe("Effect 4 line in a browser page (headless Chromium)", () => {
 
     it("no Web Locks: TokenCache.browser is a ConfigurationError, never a per-tab cache", async () => {
       const page = await openTab()
+      // with Web Locks, the Promise facade's cache is the tabs' shared entry
+      expect(await page.evaluate(() => window.sdk.promiseCacheHasEntry())).toBe(true)
       const text = await page.evaluate(() => {
         Object.defineProperty(Navigator.prototype, "locks", { value: undefined, configurable: true })
         return window.sdk.cacheWithoutLocks()

@@ -19,6 +19,8 @@ import {
   TokenProvider
 } from "@service-sdk/effect"
 
+import { browserTokenCache } from "../../../src/internal/promise/browserTokenCache.js"
+
 export interface Config {
   readonly authUrl: string
   readonly apiUrl: string
@@ -175,6 +177,12 @@ const sdk = {
     } finally {
       await runtime.dispose()
     }
+  },
+  /** The Promise facade's cache: the same entry as TokenCache.browser's (read through the Effect API). */
+  promiseCacheHasEntry: async () => {
+    const cache = browserTokenCache(config().key === undefined ? {} : { key: config().key! })
+    const found = await Effect.runPromise(cache.get)
+    return found._tag === "Some" && typeof cache.withLock === "function" && typeof cache.compareAndSet === "function"
   },
   /** The cache's ConfigurationError without Web Locks (the test deletes navigator.locks first). */
   cacheWithoutLocks: async () => {
