@@ -1,6 +1,6 @@
 /**
  * The browser path (DESIGN section 9, Browser): the package bundled for a page by esbuild (platform "browser")
- * through its `browser` export condition and browser field holds no Node built-in and none of the Node-only modules
+ * through its `browser` conditions (the entry, and `#file-cache` in its imports) holds no Node built-in and none of the Node-only modules
  * (file caches, directory store, loopback server); the browser entry has every public name of the Node entry but
  * those a page cannot have; outside a page the browser pieces are ConfigurationErrors, never a per-tab fallback.
  */
@@ -27,18 +27,17 @@ const checkBrowserPath = async (source: boolean) => {
   const { code, metafile } = await bundle(join(import.meta.dirname, "page", "everything.ts"), { source })
   const inputs = Object.keys(metafile.inputs)
   expect(inputs.filter((input) => NODE_ONLY.test(input))).toEqual([])
+  // no module of the bundle imports a Node built-in, not even one a bundler would replace with an empty module
   const builtins = Object.values(metafile.inputs).flatMap((input) =>
     input.imports.filter((i) => i.original?.startsWith("node:") === true || i.path.startsWith("node:"))
   )
-  // each Node built-in an internal module names resolves to the empty module of the browser field, none is external
-  for (const found of builtins) {
-    expect(found.external ?? false).toBe(false)
-    expect(found.path).toMatch(/nodeBuiltin\.cjs$/)
-  }
+  expect(builtins).toEqual([])
   expect(code).not.toMatch(/\b(require\(|from )["']node:/)
   // the browser entry is the one bundled
   expect(inputs.some((input) => /service-sdk\/(src|dist)\/browser\.(ts|js)$/.test(input))).toBe(true)
   expect(inputs.some((input) => /internal\/browser\/tokenCache\.(ts|js)$/.test(input))).toBe(true)
+  // the file machinery's stand-in (package.json "imports", the browser condition)
+  expect(inputs.some((input) => /internal\/browser\/fileCache\.(ts|js)$/.test(input))).toBe(true)
 }
 
 describe("the browser path", () => {
@@ -104,6 +103,14 @@ describe("outside a page", () => {
       )
       expect(complete._tag).toBe("ConfigurationError")
       expect(BrowserSignIn.hasPending()).toBe(false)
+    })
+  )
+
+  it.effect("TokenCache.file through the browser stand-in is a ConfigurationError that says why", () =>
+    Effect.gen(function* () {
+      const Stand = yield* Effect.promise(() => import("../../src/internal/browser/fileCache.js"))
+      const error = yield* Effect.flip(Stand.checkedPath("TokenCache.file", "/tmp/x", "file"))
+      expect(error.message).toMatch(/no file system in a browser page/)
     })
   )
 

@@ -1,6 +1,6 @@
 /**
  * The test page, built from the package as an app would build it (esbuild, platform "browser": the package's
- * `browser` export condition and browser field), served from its own loopback origin; and Chromium, Debian's
+ * `browser` conditions: its entry and its `#file-cache` import), served from its own loopback origin; and Chromium, Debian's
  * `/usr/bin/chromium` through playwright-core, skipped loudly where it is missing (failed where
  * SERVICE_SDK_REQUIRE_BROWSER=1).
  */
