@@ -15,8 +15,8 @@ import { nonNegativeDuration } from "./internal/config.js"
 // the file machinery, or in a browser page its stand-in (package.json "imports": the `browser` condition)
 import { checkedPath, FileEntry, FileLock, run, Safety } from "#file-cache"
 import * as BrowserCache from "./internal/browser/tokenCache.js"
-import type { Program } from "./internal/shared/fileOps.js"
-import { sameTokenJson } from "./internal/shared/tokenJson.js"
+import type { Program } from "@service-sdk/shared/fileOps"
+import { sameTokenJson } from "@service-sdk/shared/tokenJson"
 import { ConfigurationError, type TokenCacheError } from "./ServiceError.js"
 import { decodeText, encodeText, type TokenInfo } from "./TokenInfo.js"
 

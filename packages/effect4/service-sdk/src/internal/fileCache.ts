@@ -4,6 +4,6 @@
  * built-in is on the browser path.
  */
 export { checkedPath, run } from "./fileProgram.js"
-export * as FileEntry from "./shared/fileEntry.js"
-export * as FileLock from "./shared/fileLock.js"
-export * as Safety from "./shared/fileSafety.js"
+export * as FileEntry from "@service-sdk/shared/fileEntry"
+export * as FileLock from "@service-sdk/shared/fileLock"
+export * as Safety from "@service-sdk/shared/fileSafety"

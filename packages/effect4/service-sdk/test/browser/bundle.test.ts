@@ -16,8 +16,8 @@ import { BrowserSignIn, ConfigurationError, OAuthClient, TokenCache } from "@ser
 import * as Browser from "../../src/browser.js"
 import * as Node from "../../src/index.js"
 import { browserTokenCache } from "../../src/internal/promise/browserTokenCache.js"
-import { base64, base64Url, sha256, utf8Bytes } from "../../src/internal/shared/bytes.js"
-import { challengeOf } from "../../src/internal/shared/pkce.js"
+import { base64, base64Url, sha256, utf8Bytes } from "@service-sdk/shared/bytes"
+import { challengeOf } from "@service-sdk/shared/pkce"
 import { bundle } from "./support/page.js"
 
 const NODE_ONLY = /\/(fileProgram|fileEntry|fileLock|fileSafety|fileCas|loopback|authorizeLocal|TokenStore)\.(ts|js)$/

@@ -16,7 +16,7 @@ import * as Redacted from "effect/Redacted"
 import { ConfigurationError, TokenCacheError } from "../../ServiceError.js"
 import type { TokenCache } from "../../TokenCache.js"
 import { decodeText, encodeText, type TokenInfo } from "../../TokenInfo.js"
-import { sameTokenJson } from "../shared/tokenJson.js"
+import { sameTokenJson } from "@service-sdk/shared/tokenJson"
 
 /** The options of `TokenCache.browser`. */
 export interface Options {
