@@ -14,7 +14,7 @@
  *   keeps the block's `import` lines at the top and wraps the rest in `Effect.gen(function* () { ... })`, so the
  *   block must still import everything it uses, `Effect` included. Combines with a line marker above it.
  * - no marker: a complete ES module (top-level `await` is fine) of the page's default line: Effect 4 for
- *   `docs/effect4.md` (the Effect 4 line's own page), Effect 3 everywhere else. Each block is its own module: names
+ *   `docs/effect4.md`, `docs/browser.md` and `docs/runtimes.md` (the Effect 4 line's own pages), Effect 3 everywhere else. Each block is its own module: names
  *   do not leak from one block into the next.
  * Blocks that are not TypeScript to compile (signatures, shell, a migration diff) use another fence language (```text,
  * ```sh, ```diff).
@@ -44,11 +44,16 @@ export const lineOf = (block, pageDefault = "effect3") => {
 }
 
 /**
- * The default line of a page: Effect 4 for docs/effect4.md and the Effect 4 packages' READMEs, Effect 3 for every
+ * The default line of a page: Effect 4 for docs/effect4.md, browser.md, runtimes.md and the Effect 4 packages' READMEs, Effect 3 for every
  * other page.
  */
 export const pageLine = (path) =>
-  path.endsWith(join("docs", "effect4.md")) || path.startsWith(`${effect4Root}/`) ? "effect4" : "effect3"
+  path.endsWith(join("docs", "effect4.md")) ||
+  path.endsWith(join("docs", "browser.md")) ||
+  path.endsWith(join("docs", "runtimes.md")) ||
+  path.startsWith(`${effect4Root}/`)
+    ? "effect4"
+    : "effect3"
 
 /** A fragment: its first line that is not a line marker is `// fragment: Effect.gen`. */
 const isFragment = (block) => block.lines.find((line) => !LINE_MARKERS[line.trim()])?.trim() === FRAGMENT

@@ -22,6 +22,12 @@
  * @module @service-sdk/effect (Effect 4 line, 2.x)
  */
 export { AuthorizationCode } from "./AuthorizationCode.js"
+/**
+ * Sign-in by redirect in a browser page (a public client with PKCE): `start` before the redirect, `complete` after.
+ *
+ * @since 2.0.0
+ */
+export * as BrowserSignIn from "./BrowserSignIn.js"
 export { type AuthorizeLocalOptions, authorizeLocal } from "./authorizeLocal.js"
 export { ClientCredentials } from "./ClientCredentials.js"
 export { OAuthClient } from "./OAuthClient.js"
