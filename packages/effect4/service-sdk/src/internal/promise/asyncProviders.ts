@@ -30,6 +30,14 @@ export type AsyncOptions<O extends { readonly tokenCache?: unknown }> = Omit<O, 
 const loadAuthorizeLocal = Effect.promise(() => import("../../authorizeLocal.js"))
 
 /**
+ * The client credentials options of the facade: those of `ClientCredentials` (a sign-in's lifetime means nothing
+ * to app tokens; the Effect 3 line's facade has no such option either).
+ *
+ * @since 2.0.0
+ */
+export type ClientCredentialsOptions = Omit<ClientCredentials.Options, "refreshTokenLifetime">
+
+/**
  * A new runtime for a provider the facade object owns, and the provider service built in it (synchronously). The
  * service runs in the object's surroundings (its logger, its `fetch`) wherever it runs.
  */
@@ -118,7 +126,7 @@ export abstract class AsyncTokenProvider {
  */
 export class AsyncClientCredentials extends AsyncTokenProvider {
   /** Throws ConfigurationError on invalid or missing options. */
-  constructor(options: AsyncOptions<ClientCredentials.Options> = {}) {
+  constructor(options: AsyncOptions<ClientCredentialsOptions> = {}) {
     super(
       Runtime.guard("AsyncClientCredentials", () => {
         const checked = Runtime.checkOptions("AsyncClientCredentials", options)

@@ -6,7 +6,6 @@ import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import type * as ClientCredentials from "../../ClientCredentials.js"
 import type * as Request from "../client/request.js"
 import type * as Schemas from "../client/schemas.js"
 import {
@@ -17,7 +16,7 @@ import {
 } from "../../ServiceClient.js"
 import { ConfigurationError } from "../../ServiceError.js"
 import { ENV, optionalBoolean, optionalScope, optionalSecret, optionalString, secretValue } from "../config.js"
-import type { AsyncOptions, AsyncTokenProvider } from "./asyncProviders.js"
+import type { AsyncOptions, AsyncTokenProvider, ClientCredentialsOptions } from "./asyncProviders.js"
 import type { AsyncUserTokenProvider } from "./asyncUserTokens.js"
 import * as Runtime from "./runtime.js"
 import { sourceOf } from "./tokenSource.js"
@@ -32,7 +31,7 @@ import { sourceOf } from "./tokenSource.js"
  *
  * @since 2.0.0
  */
-export interface AsyncServiceClientOptions extends ServiceClientOptions, AsyncOptions<ClientCredentials.Options> {
+export interface AsyncServiceClientOptions extends ServiceClientOptions, AsyncOptions<ClientCredentialsOptions> {
   readonly accessToken?: string | Redacted.Redacted<string> | undefined
   readonly authProvider?: AsyncTokenProvider | AsyncUserTokenProvider | undefined
 }
