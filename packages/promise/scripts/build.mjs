@@ -1,9 +1,9 @@
 /**
- * Builds `@service-sdk/promise`: the `service-sdk/promise` facade (src/index.ts re-exports it with plain types)
- * bundled with the Effect runtime it uses: one tree-shaken CommonJS module (short identifiers; class names and line
+ * Builds `@service-sdk/promise`: the Effect 4 line's `@service-sdk/effect/promise` facade (src/index.ts re-exports it
+ * with plain types) bundled with the Effect 4 runtime it uses: one tree-shaken CommonJS module (short identifiers; class names and line
  * breaks kept) with a source map (dist/index.cjs), and an ES module entry (dist/index.js) that re-exports it, so `import` and `require` share one
- * copy (one `instanceof`, one cache, no dual-package hazard). The HTTP client is Node's built-in `fetch`
- * (src/internal/fetchHttpClient.ts) instead of a bundled undici; `ioredis` is the app's own, required when a Redis
+ * copy (one `instanceof`, one cache, no dual-package hazard). The HTTP client is the global `fetch` (the Effect 4
+ * facade's default); `ioredis` is the app's own, required when a Redis
  * cache opens a connection (src/internal/ioredis.ts). The `.d.ts` comes from `tsc -b` (no Effect type);
  * it is copied for `require` as `.d.cts`. Run after `tsc -b` (the root `build` does both).
  */
@@ -17,16 +17,6 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 const dist = join(root, "dist")
 // built aside and moved in, so that a test reading dist never sees half a build
 const staging = join(root, `dist.tmp-${process.pid}`)
-
-/** The facade's default HTTP client, swapped for the fetch-based one. */
-const fetchClient = {
-  name: "fetch-http-client",
-  setup(build) {
-    build.onResolve({ filter: /^@effect\/platform-node\/NodeHttpClient$/ }, () => ({
-      path: join(root, "src", "internal", "fetchHttpClient.ts")
-    }))
-  }
-}
 
 /** `@service-sdk/redis`'s `ioredis`, swapped for the app's own, loaded on first use. */
 const appIoredis = {
@@ -55,8 +45,8 @@ const staticImports = {
       const text = readFileSync(args.path, "utf8")
       if (!text.includes('import("')) return undefined
       const heads = []
-      // (not `typeof import("…")`, a type)
-      const contents = text.replace(/(?<!typeof\s*)\bimport\(("[^"]+")\)/g, (_, specifier) => {
+      // (not `typeof import("…")` nor `import("…").Name`, types)
+      const contents = text.replace(/(?<!typeof\s*)\bimport\(("[^"]+")\)(?!\.[A-Z])/g, (_, specifier) => {
         const name = `__bundled${heads.length}`
         heads.push(`import * as ${name} from ${specifier}`)
         return `Promise.resolve(${name})`
@@ -119,7 +109,7 @@ const { metafile } = await build({
   sourcemap: true,
   sourcesContent: false,
   conditions: ["source"],
-  plugins: [staticImports, lazyBuiltins, fetchClient, appIoredis],
+  plugins: [staticImports, lazyBuiltins, appIoredis],
   metafile: true,
   legalComments: "none",
   logLevel: "warning"
