@@ -138,7 +138,6 @@ writeFileSync(
 const shipSources = () => {
   const mapFile = join(staging, "index.cjs.map")
   const map = JSON.parse(readFileSync(mapFile, "utf8"))
-  const sources = join(staging, "sources")
   const packagesDir = join(root, "..")
   const origins = [
     [join(packagesDir, "effect4", "service-sdk", "src"), "service-sdk"],
