@@ -55,11 +55,11 @@ const ownedSource = <S extends TokenProviderService>(
   const runtime = new Runtime.FacadeRuntime(name, Runtime.httpClientLayer(options), surroundings)
   const built = runtime.runSync(make(tokenCache))
   const { around } = surroundings
-  const service: TokenProviderService = {
+  const shared: TokenProviderService = {
     getAccessToken: around(built.getAccessToken),
     forceRefresh: (rejected) => around(built.forceRefresh(rejected))
   }
-  return { runtime, service, owned: true, built }
+  return { runtime, service: built, shared, owned: true, built }
 }
 
 /**
@@ -85,7 +85,16 @@ export abstract class AsyncTokenProvider {
   getAccessToken(): Promise<string> {
     const { runtime, service } = this.#source
     if (this.#pending !== undefined && !runtime.closed) return this.#pending
-    const pending = runtime.run(service.getAccessToken).then(Redacted.value)
+    const started = runtime.start(service.getAccessToken)
+    if (!(started instanceof Promise)) {
+      // settled at once (a cached token, or a failure known without waiting): nothing to share
+      try {
+        return Promise.resolve(Redacted.value(started.value))
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
+    const pending = started.then(Redacted.value)
     this.#pending = pending
     const settled = () => {
       if (this.#pending === pending) this.#pending = undefined

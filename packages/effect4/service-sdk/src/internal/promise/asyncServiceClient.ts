@@ -95,7 +95,7 @@ const tokenLayer = (
   }
   if (options.authProvider !== undefined) {
     const source = sourceOf(options.authProvider)!
-    return Layer.effect(ServiceClient, ServiceClient.makeWith(source.service, options))
+    return Layer.effect(ServiceClient, ServiceClient.makeWith(source.shared, options))
   }
   const layer = ServiceClient.layerClientCredentials({
     ...options,

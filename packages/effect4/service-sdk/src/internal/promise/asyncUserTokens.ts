@@ -164,11 +164,16 @@ export class AsyncUserTokens {
     const checked = checkUserId(userId)
     const provider = Effect.map(this.#service, (service) => service.provider(checked))
     const { around } = this.#runtime.surroundings
+    const service = {
+      getAccessToken: Effect.flatMap(provider, (p) => p.getAccessToken),
+      forceRefresh: (rejected: Redacted.Redacted<string>) => Effect.flatMap(provider, (p) => p.forceRefresh(rejected))
+    }
     return new UserProvider({
       runtime: this.#runtime,
-      service: {
-        getAccessToken: around(Effect.flatMap(provider, (p) => p.getAccessToken)),
-        forceRefresh: (rejected) => around(Effect.flatMap(provider, (p) => p.forceRefresh(rejected)))
+      service,
+      shared: {
+        getAccessToken: around(service.getAccessToken),
+        forceRefresh: (rejected) => around(service.forceRefresh(rejected))
       },
       owned: false
     })

@@ -160,7 +160,7 @@ export class FacadeRuntime<R> {
   constructor(name: string, layer: Layer.Layer<R, unknown>, surroundings: Surroundings) {
     this.#name = name
     this.surroundings = surroundings
-    this.#runtime = ManagedRuntime.make(Layer.provide(layer, surroundings.layer))
+    this.#runtime = ManagedRuntime.make(Layer.provideMerge(layer, surroundings.layer))
   }
 
   get closed(): boolean {
@@ -170,7 +170,8 @@ export class FacadeRuntime<R> {
   /** Runs synchronously (layer construction included) and throws the SDK's error instance on failure. */
   runSync<A, E>(effect: Effect.Effect<A, E, R>): A {
     if (this.#closed !== undefined) throw closedError(this.#name)
-    const exit = this.#runtime.runSyncExit(this.surroundings.around(effect))
+    // (the runtime's layer carries the object's surroundings: nothing to add per call)
+    const exit = this.#runtime.runSyncExit(effect)
     return getOrThrow(exit, Exit.isSuccess(exit) ? undefined : callSite(this.runSync))
   }
 
@@ -179,19 +180,34 @@ export class FacadeRuntime<R> {
    * Effect that completes at once (a cached token) settles without waiting for the scheduler.
    */
   run<A, E>(effect: Effect.Effect<A, E, R>): Promise<A> {
-    // the caller's frames are read now (still in its call), and only when they may be needed: not for an Effect
-    // that succeeds at once
-    if (this.#closed !== undefined) return Promise.reject(withCallSite(closedError(this.#name), callSite(this.run)))
-    const fiber = this.#runtime.runFork(this.surroundings.around(effect))
+    const started = this.start(effect)
+    if (started instanceof Promise) return started
+    try {
+      return Promise.resolve(started.value)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /**
+   * Starts `effect`: its value when it completes at once (`value` throws the SDK's error of a failure, with the
+   * caller's frames), else a Promise of it. The caller's frames are read now (still in its call), and only when they
+   * may be needed: not for an Effect that succeeds at once.
+   */
+  start<A, E>(effect: Effect.Effect<A, E, R>): { readonly value: A } | Promise<A> {
+    if (this.#closed !== undefined) return Promise.reject(withCallSite(closedError(this.#name), callSite(this.start)))
+    const fiber = this.#runtime.runFork(effect)
     const done = fiber.pollUnsafe()
     if (done !== undefined) {
-      try {
-        return Promise.resolve(getOrThrow(done, Exit.isSuccess(done) ? undefined : callSite(this.run)))
-      } catch (error) {
-        return Promise.reject(error)
+      if (Exit.isSuccess(done)) return { value: done.value }
+      const site = callSite(this.start)
+      return {
+        get value(): A {
+          return getOrThrow(done, site)
+        }
       }
     }
-    const site = callSite(this.run)
+    const site = callSite(this.start)
     return new Promise((resolve, reject) => {
       fiber.addObserver((exit) => {
         try {

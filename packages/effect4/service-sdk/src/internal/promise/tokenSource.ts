@@ -12,7 +12,10 @@ import type { FacadeRuntime } from "./runtime.js"
  */
 export interface TokenSource<R> {
   readonly runtime: FacadeRuntime<R>
+  /** The service as its own runtime runs it (the runtime's layer carries its surroundings). */
   readonly service: TokenProviderService
+  /** The service as another runtime runs it (an `AsyncServiceClient`'s): in the provider's surroundings. */
+  readonly shared: TokenProviderService
   readonly owned: boolean
 }
 
