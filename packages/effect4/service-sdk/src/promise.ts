@@ -7,7 +7,7 @@
  * ```
  *
  * @since 2.0.0
- * @module service-sdk/promise (Effect 4 line, 2.x)
+ * @module @service-sdk/effect/promise
  */
 
 /** @since 2.0.0 */
