@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as HashSet from "effect/HashSet"
 import { ConfigurationError } from "../../ServiceError.js"
-import { callLogger, readLoggerMethods } from "../shared/plainInput.js"
+import { callLogger, readLoggerMethods } from "@service-sdk/shared/plainInput"
 
 /**
  * The least severe level a facade object logs (`"none"`: nothing).

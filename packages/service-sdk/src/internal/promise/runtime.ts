@@ -15,7 +15,7 @@ import * as TokenCache from "../../TokenCache.js"
 import { TokenInfo, type TokenInfoJson } from "../../TokenInfo.js"
 import { describeCause, safeCause } from "../redact.js"
 import { layerUndiciOnFirstUse } from "./lazyHttpClient.js"
-import { describeThrown, readPlainOptions } from "../shared/plainInput.js"
+import { describeThrown, readPlainOptions } from "@service-sdk/shared/plainInput"
 import { type FacadeLogger, type Logging, type LogLevelName, loggerLayer, resolveLogging } from "./logging.js"
 import { effectCacheOf } from "./plainCaches.js"
 

@@ -10,7 +10,7 @@ import * as Logger from "effect/Logger"
 import type * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
 import { ConfigurationError } from "../../ServiceError.js"
-import { callLogger, readLoggerMethods } from "../shared/plainInput.js"
+import { callLogger, readLoggerMethods } from "@service-sdk/shared/plainInput"
 
 /**
  * The least severe level a facade object logs (`"none"`: nothing).

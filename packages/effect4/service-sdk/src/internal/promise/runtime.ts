@@ -15,8 +15,8 @@ import * as Option from "effect/Option"
 import { ConfigurationError, ServiceError, TokenCacheError } from "../../ServiceError.js"
 import * as TokenCache from "../../TokenCache.js"
 import { TokenInfo, type TokenInfoJson } from "../../TokenInfo.js"
-import { describeThrown, readPlainOptions } from "../shared/plainInput.js"
-import { describeCause, safeCause } from "../shared/redact.js"
+import { describeThrown, readPlainOptions } from "@service-sdk/shared/plainInput"
+import { describeCause, safeCause } from "@service-sdk/shared/redact"
 import { callSite, getOrThrow, withCallSite } from "./bridge.js"
 import {
   type FacadeLogger,
