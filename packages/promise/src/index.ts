@@ -191,6 +191,28 @@ export type DirectoryTokenStore = (userId: string) => FileTokenCache
 export const fileTokenCache: (path: string) => FileTokenCache = described(Facade.fileTokenCache)
 
 /**
+ * A token cache shared by every tab of one origin in a browser page (Web Locks for the renewal, IndexedDB for the
+ * entry): one token request per expiry for all the tabs. Pass it as `tokenCache`. Throws ConfigurationError where
+ * the browser lacks Web Locks or IndexedDB (never a cache of one tab), and outside a browser.
+ *
+ * @since 2.0.0
+ */
+export interface BrowserTokenCache {
+  readonly [browserCache]: true
+}
+declare const browserCache: unique symbol
+
+/**
+ * The token cache of the tabs of one origin (see {@link BrowserTokenCache}); `key` names the entry (default
+ * `"default"`), so that two apps of one origin keep theirs apart.
+ *
+ * @since 2.0.0
+ */
+export const browserTokenCache: (options?: { readonly key?: string | undefined }) => BrowserTokenCache = described(
+  Facade.browserTokenCache
+)
+
+/**
  * A token store in a directory: one 0600 file per user in a 0700 directory. Pass it as `store` to {@link AsyncUserTokens}.
  *
  * @since 1.0.0
@@ -358,7 +380,7 @@ export interface ClientCredentialsOptions extends LogOptions {
   readonly clientSecret?: string | undefined
   readonly scope?: string | ReadonlyArray<string> | undefined
   readonly authUrl?: string | undefined
-  readonly tokenCache?: PromiseTokenCache | FileTokenCache | ConnectedRedisTokenCache | undefined
+  readonly tokenCache?: PromiseTokenCache | FileTokenCache | ConnectedRedisTokenCache | BrowserTokenCache | undefined
   /** Per token request (default 30 s). */
   readonly timeout?: DurationInput | undefined
   /** Retries of a token request (default 3). */

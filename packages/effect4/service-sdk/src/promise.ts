@@ -33,6 +33,8 @@ export {
   type PromiseUserTokenCache
 } from "./internal/promise/asyncUserTokens.js"
 /** @since 2.0.0 */
+export { browserTokenCache } from "./internal/promise/browserTokenCache.js"
+/** @since 2.0.0 */
 export type { FacadeLogger, LogLevelName } from "./internal/promise/logging.js"
 /** @since 2.0.0 */
 export {
