@@ -4,18 +4,16 @@
  *
  * @since 2.0.0
  */
-import * as Context from "effect/Context"
-import * as Fiber from "effect/Fiber"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import { nonNegativeDuration } from "./internal/config.js"
+import * as FileCache from "./internal/fileCache.js"
 import { checkedPath, run } from "./internal/fileProgram.js"
 import * as FileEntry from "./internal/shared/fileEntry.js"
 import * as FileLock from "./internal/shared/fileLock.js"
-import type { Program } from "./internal/shared/fileOps.js"
 import * as Safety from "./internal/shared/fileSafety.js"
 import { sameTokenJson } from "./internal/shared/tokenJson.js"
 import { ConfigurationError, type TokenCacheError } from "./ServiceError.js"
@@ -181,55 +179,5 @@ export const makeFile = (
   path: string,
   lockOptions: FileLock.FileLockOptions,
   checked: FileEntry.DirectoryCheck = { ok: false }
-): TokenCache => {
-  const entry = FileEntry.make(path, lockOptions, checked)
-  // A ConfigurationError travels in the operations' TokenCacheError channel (the contract types them so); it is a
-  // ServiceError all the same (`Effect.catchTag` catches it).
-  const exec = <A>(program: () => Program<A>) => run(program) as Effect.Effect<A, TokenCacheError>
-  const decode = (text: string | undefined) => (text === undefined ? Option.none<TokenInfo>() : decodeJson(text))
-
-  const get = Effect.map(exec(entry.get), decode)
-  const set = (token: TokenInfo) => Effect.asVoid(exec(() => entry.write(encodeJson(token))))
-  const clear = exec(entry.clear)
-
-  // The lock is re-entrant for the fiber that holds it (a compare-and-set inside the provider's `withLock`): the
-  // fiber carries the id of its hold, and this cache knows which hold is current.
-  const Hold = Context.Reference<symbol | undefined>(`service-sdk/TokenCache.file/${path}/${Math.random()}`, {
-    defaultValue: () => undefined
-  })
-  let current: symbol | undefined
-  const withLock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | TokenCacheError, R> =>
-    Effect.flatMap(Hold, (mine) =>
-      mine !== undefined && mine === current
-        ? self
-        : Effect.acquireUseRelease(
-            exec(entry.lock.acquire),
-            (held) =>
-              Effect.flatMap(Effect.forkChild(exec(() => entry.lock.heartbeat(held))), (beat) =>
-                Effect.ensuring(
-                  Effect.andThen(
-                    exec(entry.lock.sweep),
-                    Effect.suspend(() => {
-                      const id = Symbol(path)
-                      current = id
-                      return Effect.ensuring(
-                        Effect.provideService(self, Hold, id),
-                        Effect.sync(() => {
-                          if (current === id) current = undefined
-                        })
-                      )
-                    })
-                  ),
-                  Fiber.interrupt(beat)
-                )
-              ),
-            (held) => Effect.ignore(exec(() => entry.lock.release(held)))
-          )
-    )
-
-  // Atomic on its own (the version check of the shared protocol); taken under the lock as well.
-  const compareAndSet = (expected: Option.Option<TokenInfo>, next: TokenInfo) =>
-    withLock(exec(() => entry.write(encodeJson(next), (text) => sameEntry(expected, decode(text)))))
-
-  return { get, set, clear, withLock, compareAndSet }
-}
+): TokenCache =>
+  FileCache.makeFile(path, lockOptions, { decode: decodeJson, encode: encodeJson, same: sameEntry }, checked)
