@@ -21,7 +21,8 @@ import {
   writeFileSync
 } from "node:fs"
 import { join } from "node:path"
-import { TokenCache, TokenStore } from "@service-sdk/effect"
+import { ConfigurationError, TokenCache, TokenCacheError, TokenStore } from "@service-sdk/effect"
+import { directoryTokenStore, fileTokenCache } from "@service-sdk/effect/promise"
 import { accessOf, delayedFileSystem, fileCache, tempDir, tokenInfo } from "./support.js"
 
 /** The Node file system whose `link` fails as on a FAT, SMB or FUSE mount: EPERM. */
@@ -223,4 +224,31 @@ describe("a file system without hard links (link: EPERM)", () => {
       expect(readdirSync(dir)).toEqual([])
     })
   )
+})
+
+describe("the plain-code caches share these rules (fileTokenCache, directoryTokenStore)", () => {
+  it("an entry over 1 MiB is refused with TokenCacheError; a symlinked open directory with ConfigurationError", async () => {
+    const root = tempDir()
+    const cache = fileTokenCache(join(root, "tokens.json"))
+    await cache.set(tokenInfo("kept", 1e10, { refreshToken: "r" }))
+    const refused = await cache.set(tokenInfo("x".repeat(1 << 20), 1e10)).then(
+      () => undefined,
+      (error: unknown) => error
+    )
+    expect(refused).toBeInstanceOf(TokenCacheError)
+    expect((await cache.get())?.accessToken).toBeDefined()
+    const open = join(root, "open")
+    mkdirSync(open)
+    chmodSync(open, 0o777)
+    symlinkSync(open, join(root, "link"))
+    const store = directoryTokenStore(join(root, "link"))
+    const error = await store("someone")
+      .set(tokenInfo("a", 1e10))
+      .then(
+        () => undefined,
+        (cause: unknown) => cause
+      )
+    expect(error).toBeInstanceOf(ConfigurationError)
+    expect(readdirSync(open)).toEqual([])
+  })
 })
