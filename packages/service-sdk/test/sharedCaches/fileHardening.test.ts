@@ -21,8 +21,9 @@ import {
   writeFileSync
 } from "node:fs"
 import { join } from "node:path"
-import { ConfigurationError, TokenCache, TokenCacheError, TokenStore } from "@service-sdk/effect"
+import { AuthorizationCode, ConfigurationError, TokenCache, TokenCacheError, TokenStore } from "@service-sdk/effect"
 import { directoryTokenStore, fileTokenCache } from "@service-sdk/effect/promise"
+import { authorizationCodeLayer, expectTokenRequests, numberedTokens, value } from "../fixtures.js"
 import { accessOf, delayedFileSystem, fileCache, tempDir, tokenInfo } from "./support.js"
 
 /** The Node file system whose `link` fails as on a FAT, SMB or FUSE mount: EPERM. */
@@ -44,8 +45,8 @@ const noHardLinks = Layer.effect(
   }))
 ).pipe(Layer.provide(NodeFileSystem.layer))
 
-const stored = (access: string, refresh = "refresh-1") =>
-  JSON.stringify({ access_token: access, expires_at: 1e10, refresh_token: refresh })
+const stored = (access: string, refresh = "refresh-1", expiresAt = 1e10) =>
+  JSON.stringify({ access_token: access, expires_at: expiresAt, refresh_token: refresh })
 
 describe("a holder that lost its lock while paused never acts on what it read under it", () => {
   it.live("paused past the TTL (its heartbeat too): another process takes over, and its read fails", () =>
@@ -78,6 +79,38 @@ describe("a holder that lost its lock while paused never acts on what it read un
       expect(error.message).toContain("lost the token lock file")
       expect(sent).toBe(false)
     })
+  )
+
+  it.live(
+    "through a provider: the paused holder's renewal sends no refresh token; the next call serves the other's",
+    () =>
+      Effect.gen(function* () {
+        const path = join(tempDir(), "tokens.json")
+        writeFileSync(path, stored("stale-access", "refresh-1", 1), { mode: 0o600 })
+        const options = { lockTtl: "400 millis", lockWait: "10 seconds" } as const
+        // this process is paused under the lock: its first step there (the sweep) and every heartbeat stall
+        const paused = yield* TokenCache.file(path, options).pipe(
+          Effect.provide(delayedFileSystem({ readDirectory: 2000, utimes: 60_000 }))
+        )
+        const other = yield* fileCache(path, options)
+        yield* Effect.gen(function* () {
+          const provider = yield* AuthorizationCode
+          const call = yield* Effect.fork(Effect.either(provider.getAccessToken))
+          yield* Effect.sleep("200 millis")
+          // the other process renews meanwhile (it takes the lock once the paused holder's TTL passed)
+          yield* other.withLock!(
+            Effect.flatMap(other.get, (found) =>
+              other.compareAndSet!(found, tokenInfo("other-access", 1e10, { refreshToken: "refresh-2" }))
+            )
+          )
+          const first = yield* Fiber.join(call)
+          expect(first._tag).toBe("Left")
+          yield* expectTokenRequests(0)
+          // paused no more: the next call serves the other process's token, still without a request
+          expect(value(yield* provider.getAccessToken)).toBe("other-access")
+          yield* expectTokenRequests(0)
+        }).pipe(Effect.provide(authorizationCodeLayer(numberedTokens(), { tokenCache: paused })))
+      })
   )
 
   it.live("a live holder keeps its lock while it works past its TTL: no one else holds it meanwhile", () =>
