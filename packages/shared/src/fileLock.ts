@@ -190,19 +190,33 @@ export const make = (
     }
   }
 
+  /** Whether the lock file carries our version: "unknown" when it cannot be read now (not a loss). */
+  function* stillOurs(held: Held): Program<boolean | "unknown"> {
+    try {
+      return (yield* lock.read()).version === held.version
+    } catch {
+      return "unknown"
+    }
+  }
+
   /** How long a lease lasts: our TTL as every waiter honours it. */
   const leaseMillis = honouredTtl(ttlMillis, ttlMillis)
 
   /**
    * Renews the lease: the lock file still carries our version, is touched, and still carries it after the touch
-   * (a touch that landed on a new holder's file is not ours). False, and `lost`, when it was taken over.
+   * (a touch that landed on a new holder's file is not ours). False, and `lost`, when it was taken over; false alone
+   * when the lock file cannot be read now.
    */
   function* renew(held: Held): Program<boolean> {
     if (held.lease.lost || held.unlocked !== undefined) return false
     const before = yield* Ops.fileTime()
-    if ((yield* ours(held)) !== undefined) {
+    const seen = yield* stillOurs(held)
+    if (seen === "unknown") return false
+    if (seen) {
       yield* Ops.ignore(Ops.touch(lockPath))
-      if ((yield* ours(held)) !== undefined) {
+      const after = yield* stillOurs(held)
+      if (after === "unknown") return false
+      if (after) {
         held.lease.confirmedAt = Math.max(held.lease.confirmedAt, before)
         return true
       }
@@ -232,6 +246,9 @@ export const make = (
     if (held.unlocked !== undefined) throw held.unlocked
     if (!held.lease.lost && (yield* Ops.fileTime()) < held.lease.confirmedAt + leaseMillis / 2) return
     if (yield* renew(held)) return
+    if (!held.lease.lost) {
+      throw new FileFailure("cache", `cannot read the token lock file ${lockPath} to check that it is still held`)
+    }
     throw new FileFailure(
       "cache",
       `lost the token lock file ${lockPath} to another process while holding it (this process was paused for ` +
