@@ -56,7 +56,7 @@ describe("a holder that lost its lock while paused never acts on what it read un
       const options = { lockTtl: "400 millis", lockWait: "10 seconds" } as const
       // this process is paused under the lock: its first step there (the sweep) and every heartbeat stall
       const paused = yield* TokenCache.file(path, options).pipe(
-        Effect.provide(delayedFileSystem({ readDirectory: 2000, utimes: 60_000 }))
+        Effect.provide(delayedFileSystem({ readDirectory: 4000, utimes: 15_000 }))
       )
       const other = yield* fileCache(path, options)
       let sent = false
@@ -90,7 +90,7 @@ describe("a holder that lost its lock while paused never acts on what it read un
         const options = { lockTtl: "400 millis", lockWait: "10 seconds" } as const
         // this process is paused under the lock: its first step there (the sweep) and every heartbeat stall
         const paused = yield* TokenCache.file(path, options).pipe(
-          Effect.provide(delayedFileSystem({ readDirectory: 2000, utimes: 60_000 }))
+          Effect.provide(delayedFileSystem({ readDirectory: 4000, utimes: 15_000 }))
         )
         const other = yield* fileCache(path, options)
         yield* Effect.gen(function* () {
@@ -116,14 +116,14 @@ describe("a holder that lost its lock while paused never acts on what it read un
   it.live("a live holder keeps its lock while it works past its TTL: no one else holds it meanwhile", () =>
     Effect.gen(function* () {
       const path = join(tempDir(), "tokens.json")
-      const options = { lockTtl: "1 second", lockWait: "20 seconds" } as const
+      const options = { lockTtl: "3 seconds", lockWait: "30 seconds" } as const
       const first = yield* fileCache(path, options)
       const second = yield* fileCache(path, options)
       const events: Array<string> = []
       const holder = yield* Effect.fork(
         first.withLock!(
           Effect.zipRight(
-            Effect.flatMap(first.get, () => Effect.sleep("2500 millis")),
+            Effect.flatMap(first.get, () => Effect.sleep("4500 millis")),
             Effect.sync(() => events.push("first done"))
           )
         )

@@ -63,9 +63,9 @@ describe("a holder that lost its lock while paused never acts on what it read un
         path,
         (op) =>
           op._tag === "readdir"
-            ? Effect.andThen(Effect.sleep("2 seconds"), operation(op))
+            ? Effect.andThen(Effect.sleep("4 seconds"), operation(op))
             : op._tag === "touch"
-              ? Effect.andThen(Effect.sleep("60 seconds"), operation(op))
+              ? Effect.andThen(Effect.sleep("15 seconds"), operation(op))
               : operation(op),
         lock
       )
@@ -95,14 +95,14 @@ describe("a holder that lost its lock while paused never acts on what it read un
   it.live("a live holder keeps its lock while it works past its TTL: no one else holds it meanwhile", () =>
     Effect.gen(function* () {
       const path = join(tempDir(), "tokens.json")
-      const options = { lockTtl: "1 second", lockWait: "20 seconds" } as const
+      const options = { lockTtl: "3 seconds", lockWait: "30 seconds" } as const
       const first = yield* TokenCache.file(path, options)
       const second = yield* TokenCache.file(path, options)
       const events: Array<string> = []
       const holder = yield* Effect.forkChild(
         first.withLock!(
           Effect.andThen(
-            Effect.flatMap(first.get, () => Effect.sleep("2500 millis")),
+            Effect.flatMap(first.get, () => Effect.sleep("4500 millis")),
             Effect.sync(() => events.push("first done"))
           )
         )
