@@ -15,9 +15,9 @@ import type { TokenCache } from "../TokenCache.js"
 import * as Codec from "../TokenCache.js"
 import type { TokenInfo } from "../TokenInfo.js"
 import { run } from "./fileProgram.js"
-import * as FileEntry from "./shared/fileEntry.js"
-import type * as FileLock from "./shared/fileLock.js"
-import type { Program } from "./shared/fileOps.js"
+import * as FileEntry from "@service-sdk/shared/fileEntry"
+import type * as FileLock from "@service-sdk/shared/fileLock"
+import type { Program } from "@service-sdk/shared/fileOps"
 
 /** A directory checked once (a store's users share one). */
 export type DirectoryCheck = FileEntry.DirectoryCheck

@@ -11,9 +11,9 @@ import type { TokenCacheError } from "../ServiceError.js"
 import type { TokenCache } from "../TokenCache.js"
 import type { TokenInfo } from "../TokenInfo.js"
 import { operation, run } from "./fileProgram.js"
-import * as FileEntry from "./shared/fileEntry.js"
-import type * as FileLock from "./shared/fileLock.js"
-import type { Op, Program } from "./shared/fileOps.js"
+import * as FileEntry from "@service-sdk/shared/fileEntry"
+import type * as FileLock from "@service-sdk/shared/fileLock"
+import type { Op, Program } from "@service-sdk/shared/fileOps"
 
 /** A hold of the lock by a fiber: the lock, and whether the hold has written yet. */
 interface Hold {

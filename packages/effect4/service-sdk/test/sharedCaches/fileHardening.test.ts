@@ -27,7 +27,7 @@ import { join } from "node:path"
 import { TokenCache, TokenInfo, TokenStore } from "@service-sdk/effect"
 import * as FileCache from "../../src/internal/fileCache.js"
 import { operation } from "../../src/internal/fileProgram.js"
-import { type Op, PortError } from "../../src/internal/shared/fileOps.js"
+import { type Op, PortError } from "@service-sdk/shared/fileOps"
 
 const tempDir = () => mkdtempSync(join(tmpdir(), "e4-hardening-"))
 const token = (access: string, expiresAt: number, refresh?: string) =>
