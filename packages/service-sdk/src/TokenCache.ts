@@ -129,7 +129,11 @@ export const encodeJson = (token: TokenInfo): string => {
  * @category options
  */
 export interface FileOptions {
-  /** How long a lock file outlives a holder that stopped keeping it alive, e.g. a frozen process (default 10 s). */
+  /**
+   * How long a lock file outlives a holder that stopped keeping it alive, e.g. a frozen process (default 10 s). It is
+   * written in the lock: a waiter honours its holder's TTL (up to 5 minutes), so processes with different values
+   * still make one renewal per expiry.
+   */
   readonly lockTtl?: Duration.DurationInput | undefined
   /** How long to wait for the lock before failing with TokenCacheError (default 30 s). */
   readonly lockWait?: Duration.DurationInput | undefined
@@ -184,7 +188,11 @@ export const durationOption: typeof Config.durationOption = Config.durationOptio
  * none. Files are read without following links or blocking; a directory or file that another user owns or can
  * write is a ConfigurationError (as are an empty path and the file system root). `withLock` holds the lock file
  * `<path>.lock` (created exclusively with an owner and an expiry, kept alive while held, taken over when its holder
- * is provably gone or stopped keeping it alive): several CLI invocations, cron jobs or workers sharing the file make
+ * is provably gone or stopped keeping it alive for the TTL it wrote; a holder that lost it while paused fails its
+ * renewal before sending the refresh token it read). The directory is judged where the path resolves (links
+ * followed). An entry over 1 MiB is refused when written (TokenCacheError). The file system must make hard links
+ * (every write is one); where it does not (FAT, some SMB or FUSE mounts) writes fail with a TokenCacheError that
+ * says so, and `clear` still removes the entry: several CLI invocations, cron jobs or workers sharing the file make
  * one renewal per expiry. Temp files left by a crash are swept under the lock and by `clear`.
  *
  * @since 1.0.0

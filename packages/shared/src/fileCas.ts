@@ -16,7 +16,7 @@
 import { createHash, randomBytes } from "node:crypto"
 import { basename, dirname } from "node:path"
 import * as Ops from "./fileOps.js"
-import { FileFailure, type Found, isCode, type Program } from "./fileOps.js"
+import { FileFailure, type Found, isCode, NO_LINK_CODES, PortError, type Program } from "./fileOps.js"
 import * as Safety from "./fileSafety.js"
 import { describeCause } from "./redact.js"
 
@@ -86,6 +86,18 @@ export const make = (name: string, options: Options) => {
   const fail = (what: string, cause: unknown) =>
     new FileFailure("cache", `${what} ${name}: ${describeCause(cause)}`, cause)
 
+  /** A `link` the file system refuses: every change of the name needs one, so no write can be made safely here. */
+  const noLinks = (cause: unknown) =>
+    new FileFailure(
+      "cache",
+      `cannot write ${name}: its file system does not make hard links (link: ${
+        cause instanceof PortError ? cause.code : "refused"
+      }), which the token cache needs to write its files safely; keep the token cache on a local file system ` +
+        "(ext4, xfs, btrfs, APFS, tmpfs), not on a FAT, SMB or FUSE mount. Signing out still removes the token",
+      cause,
+      "noLinks"
+    )
+
   function* read(): Program<Current> {
     const found = yield* Ops.read(name)
     return { ...found, version: versionOf(found) }
@@ -110,6 +122,7 @@ export const make = (name: string, options: Options) => {
       if (error instanceof FileFailure) throw error
       // NotFound: our temp file was swept while we were paused; the caller reads what is there and tries again
       if (isCode(error, "EEXIST", "ENOENT")) return false
+      if (isCode(error, ...NO_LINK_CODES)) throw noLinks(error)
       throw fail("cannot write", error)
     } finally {
       yield* Ops.ignore(Ops.remove(temp))
@@ -260,6 +273,7 @@ export const make = (name: string, options: Options) => {
         } catch (error) {
           // NotFound: the staged file was swept (we were paused past the TTL), as a cancellation would
           if (isCode(error, "EEXIST", "ENOENT")) return "Lost"
+          if (isCode(error, ...NO_LINK_CODES)) throw noLinks(error)
           throw fail("cannot write", error)
         }
       }

@@ -75,6 +75,7 @@ export const make = (path: string, options: FileLock.FileLockOptions, checked: D
    * but is not a regular file is not an empty entry: refused rather than written over.
    */
   function* write(text: string, accept?: (current: string | undefined) => boolean): Program<boolean> {
+    tooLarge(FileCas.withRevision(text))
     yield* ensureDir()
     for (let tries = 0; tries < MAX_TRIES; tries++) {
       const current = yield* entry.read()
@@ -90,20 +91,65 @@ export const make = (path: string, options: FileLock.FileLockOptions, checked: D
     throw new FileFailure("cache", `cannot write the token cache file ${path}: too many concurrent writers`)
   }
 
-  /** Removes the entry and every temp file of it (a write under way is cancelled: a sign-out leaves no copy). */
+  /**
+   * An entry a reader would not read back (over {@link Safety.MAX_ENTRY_BYTES}) is refused, never written: it would
+   * read as no token in the next process, and the login would be lost silently.
+   */
+  const tooLarge = (stored: string) => {
+    const bytes = Buffer.byteLength(stored, "utf8")
+    if (bytes > Safety.MAX_ENTRY_BYTES) {
+      throw new FileFailure(
+        "cache",
+        `cannot write the token cache file ${path}: the entry is ${bytes} bytes, more than the ` +
+          `${Safety.MAX_ENTRY_BYTES} bytes (1 MiB) a reader accepts, so it would read back as no token; nothing was written`
+      )
+    }
+  }
+
+  /**
+   * Removes the entry and every temp file of it (a write under way is cancelled: a sign-out leaves no copy). On a
+   * file system that makes no hard links (no compare-and-set there) the entry is unlinked all the same: a sign-out
+   * never leaves a refresh token behind.
+   */
   function* clear(): Program<void> {
     yield* checkDir()
-    for (let tries = 0; tries < MAX_TRIES; tries++) {
+    try {
+      for (let tries = 0; tries < MAX_TRIES; tries++) {
+        const current = yield* entry.read()
+        notADirectory("remove", current)
+        if (current._tag === "Missing" || (yield* entry.remove(current)) === "Won") break
+      }
+    } catch (error) {
+      if (!(error instanceof FileFailure && error.reason === "noLinks")) throw error
       const current = yield* entry.read()
       notADirectory("remove", current)
-      if (current._tag === "Missing" || (yield* entry.remove(current)) === "Won") break
+      if (current._tag !== "Missing") {
+        try {
+          yield* Ops.remove(path)
+        } catch (cause) {
+          if (!Ops.isCode(cause, "ENOENT")) {
+            throw new FileFailure("cache", `cannot remove the token cache file ${path}: ${describeCause(cause)}`, cause)
+          }
+        }
+      }
+      yield* Ops.warn(`${error.message}; the token cache file ${path} was removed without its lock`)
     }
     yield* entry.sweep(true)
   }
 
   const lock = FileLock.make(path, options, { ensureDir, sweep: () => entry.sweep(false, { republish: true }) })
 
-  return { path, get, write, clear, lock }
+  /**
+   * The entry's text, read under the lock `held` and vouched for: the lock was still ours after the read (else a
+   * "lockLost" FileFailure, or the hold's own failure when no lock could be made). What a renewal decides on.
+   */
+  function* getHeld(held: FileLock.Held): Program<string | undefined> {
+    const text = yield* get()
+    yield* lock.vouch(held)
+    return text
+  }
+
+  return { path, get, getHeld, write, clear, lock }
 }
 
 export type FileEntry = ReturnType<typeof make>

@@ -6,8 +6,16 @@
  * temp file, kept alive by touching its mtime (the heartbeat), and taken over or released by a compare-and-set on
  * its version (`fileCas.ts`): two waiters that judge one lock stale both try to replace that version, and one wins.
  * A lock is stale when it is not a regular file, cannot be parsed and is older than our TTL, has an mtime in the
- * future, claims a TTL beyond ours, outlived its TTL without a heartbeat, or its holder is provably gone (same host
- * and PID namespace, no such process).
+ * future, outlived the TTL its holder wrote in it (capped at {@link MAX_LOCK_TTL_MILLIS}; ours when it wrote none)
+ * without a heartbeat, or its holder is provably gone (same host and PID namespace, no such process). A waiter
+ * honours its holder's TTL, not its own: processes configured with different `lockTtl` still single-flight
+ * (DESIGN section 9, "Locks").
+ *
+ * A holder knows how long its lock is surely its own (its lease: the last time it saw the lock file carry its
+ * version and touched it, plus its TTL, the earliest a waiter may take it over). {@link vouch} is what a holder runs
+ * before it acts on what it read under the lock (before a renewal sends the refresh token it read): it fails with a
+ * "lockLost" FileFailure when the lock was taken over, so a holder paused past its TTL never sends a refresh token
+ * another process may have sent meanwhile.
  *
  * Each line wraps these programs in its own `acquireUseRelease`, forks {@link FileLock.heartbeat} while it holds the
  * lock, and makes the hold re-entrant for its fiber.
@@ -28,6 +36,15 @@ export interface FileLockOptions {
 
 export const DEFAULT_LOCK_OPTIONS: FileLockOptions = { ttlMillis: 10_000, waitMillis: 30_000 }
 
+/** The longest TTL a waiter honours from a lock's holder: a lock that claims more is judged by this. */
+export const MAX_LOCK_TTL_MILLIS = 5 * 60_000
+
+/** The TTL a waiter honours: the one `claimed` by the lock's holder, capped; `fallback` (ours) when it claims none. */
+export const honouredTtl = (claimed: unknown, fallback: number): number =>
+  typeof claimed === "number" && Number.isFinite(claimed) && claimed > 0
+    ? Math.min(claimed, MAX_LOCK_TTL_MILLIS)
+    : Math.min(fallback, MAX_LOCK_TTL_MILLIS)
+
 interface Holder extends Safety.Identity {
   readonly owner: string
   readonly ttl: number
@@ -43,10 +60,19 @@ const parseHolder = (text: string): Partial<Holder> | undefined => {
   }
 }
 
-/** A lock this process holds: the version it wrote. */
+/**
+ * A lock this process holds: the version it wrote, and its lease: `confirmedAt` (file-system time) is a moment at
+ * which the lock file surely carried our version and an mtime no older than it; `lost` once it was seen taken over.
+ */
 export interface Held {
   readonly owner: string
   readonly version: string
+  readonly lease: { confirmedAt: number; lost: boolean }
+  /**
+   * Set when no lock could be made because the file system makes no hard links: nothing read under such a hold is
+   * vouched for (a renewal fails with this), but a sign-out (`clear`) still removes the entry.
+   */
+  readonly unlocked?: FileFailure
 }
 
 export const lockPathOf = (path: string): string => `${path}.lock`
@@ -72,7 +98,12 @@ export const make = (
       return yield* program
     } catch (error) {
       if (error instanceof FileFailure && error.kind === "cache") {
-        throw new FileFailure("cache", `cannot use the lock file ${lockPath}: ${error.message}`, error.cause)
+        throw new FileFailure(
+          "cache",
+          `cannot use the lock file ${lockPath}: ${error.message}`,
+          error.cause,
+          error.reason
+        )
       }
       throw error
     }
@@ -86,17 +117,30 @@ export const make = (
     const holder = parseHolder(current.text)
     if (holder === undefined) return now > current.mtimeMs + ttlMillis
     if (holder.owner !== undefined && Safety.holderGone(holder)) return true
-    // a claimed TTL beyond ours would make us wait longer than we promise our callers: stale (DESIGN section 4);
-    // safe because compare-and-set is atomic without the lock, so a wrongly taken lock costs a request, not a token
-    const ttl = typeof holder.ttl === "number" && holder.ttl > 0 ? holder.ttl : ttlMillis
-    return ttl > ttlMillis || now > current.mtimeMs + ttl
+    // the holder's TTL, not ours (DESIGN section 9): a holder with a longer `lockTtl` keeps its lock alive by its
+    // heartbeat, and taking it over at once made two refreshes per expiry with one refresh token. Capped, so that a
+    // hostile or mistaken lock cannot stall the waiters for more than 5 minutes (they give up after `lockWait`).
+    return now > current.mtimeMs + honouredTtl(holder.ttl, ttlMillis)
   }
 
   const describe = (current: FileCas.Current) =>
     current._tag === "Irregular" ? `it is ${current.kind}` : "its holder is gone or stopped keeping it alive"
 
-  /** Polls until the lock is ours (each line makes only the pauses interruptible: a created lock is released). */
+  /**
+   * Polls until the lock is ours (each line makes only the pauses interruptible: a created lock is released). On a
+   * file system without hard links no lock can be made: an `unlocked` hold (see {@link Held}).
+   */
   function* acquire(): Program<Held> {
+    try {
+      return yield* poll()
+    } catch (error) {
+      if (!(error instanceof FileFailure && error.reason === "noLinks")) throw error
+      const now = yield* Ops.fileTime()
+      return { owner: "", version: "", lease: { confirmedAt: now, lost: true }, unlocked: error }
+    }
+  }
+
+  function* poll(): Program<Held> {
     const owner = Safety.uniqueId()
     const start = yield* Ops.clock()
     yield* named(hooks.ensureDir())
@@ -104,11 +148,14 @@ export const make = (
       const revision = FileCas.newRevision()
       const text = JSON.stringify({ owner, ...Safety.self, ttl: ttlMillis, revision })
       const current = yield* named(lock.read())
+      // before the write: the lock file's mtime is no older than this
+      const now = yield* Ops.fileTime()
+      const held = (): Held => ({ owner, version: `r${revision}`, lease: { confirmedAt: now, lost: false } })
       if (current._tag === "Missing") {
-        if ((yield* named(lock.replace(current, text))) === "Won") return { owner, version: `r${revision}` }
+        if ((yield* named(lock.replace(current, text))) === "Won") return held()
         continue
       }
-      if (stale(current, yield* Ops.fileTime())) {
+      if (stale(current, now)) {
         // a file cannot be renamed over a directory: one is moved away first (by the same compare-and-set rule)
         if (current._tag === "Irregular" && current.kind === "a directory") {
           if ((yield* named(lock.remove(current))) === "Won") {
@@ -118,7 +165,7 @@ export const make = (
         }
         if ((yield* named(lock.replace(current, text))) === "Won") {
           yield* Ops.warn(`took over the stale token lock file ${lockPath} (${describe(current)})`)
-          return { owner, version: `r${revision}` }
+          return held()
         }
         continue
       }
@@ -143,20 +190,77 @@ export const make = (
     }
   }
 
-  /** Keeps the lock alive while held (touches its mtime); a lock lost to another owner is left to it. Never ends. */
-  function* heartbeat(held: Held): Program<never> {
-    while (true) {
-      yield* Ops.sleep(beatMillis)
-      if ((yield* ours(held)) === undefined) {
-        yield* Ops.warn(`lost the token lock file ${lockPath}: another process may renew too`)
-      } else {
-        yield* Ops.ignore(Ops.touch(lockPath))
+  /** Whether the lock file carries our version: "unknown" when it cannot be read now (not a loss). */
+  function* stillOurs(held: Held): Program<boolean | "unknown"> {
+    try {
+      return (yield* lock.read()).version === held.version
+    } catch {
+      return "unknown"
+    }
+  }
+
+  /** How long a lease lasts: our TTL as every waiter honours it. */
+  const leaseMillis = honouredTtl(ttlMillis, ttlMillis)
+
+  /**
+   * Renews the lease: the lock file still carries our version, is touched, and still carries it after the touch
+   * (a touch that landed on a new holder's file is not ours). False, and `lost`, when it was taken over; false alone
+   * when the lock file cannot be read now.
+   */
+  function* renew(held: Held): Program<boolean> {
+    if (held.lease.lost || held.unlocked !== undefined) return false
+    const before = yield* Ops.fileTime()
+    const seen = yield* stillOurs(held)
+    if (seen === "unknown") return false
+    if (seen) {
+      yield* Ops.ignore(Ops.touch(lockPath))
+      const after = yield* stillOurs(held)
+      if (after === "unknown") return false
+      if (after) {
+        held.lease.confirmedAt = Math.max(held.lease.confirmedAt, before)
+        return true
       }
     }
+    if (!held.lease.lost) {
+      held.lease.lost = true
+      yield* Ops.warn(
+        `lost the token lock file ${lockPath} to another process (this one was paused past the lock's TTL)`
+      )
+    }
+    return false
+  }
+
+  /** Keeps the lock alive while held (renews the lease); a lock lost to another owner is left to it. Never ends. */
+  function* heartbeat(held: Held): Program<never> {
+    while (true) {
+      yield* Ops.sleep(held.unlocked === undefined ? beatMillis : MAX_LOCK_TTL_MILLIS)
+      if (!held.lease.lost) yield* renew(held)
+    }
+  }
+
+  /**
+   * Vouches that the lock is still ours, now: at once while more than half the lease is left, else by renewing it.
+   * Fails with a "lockLost" FileFailure when it was taken over: what was read under it must not be acted on.
+   */
+  function* vouch(held: Held): Program<void> {
+    if (held.unlocked !== undefined) throw held.unlocked
+    if (!held.lease.lost && (yield* Ops.fileTime()) < held.lease.confirmedAt + leaseMillis / 2) return
+    if (yield* renew(held)) return
+    if (!held.lease.lost) {
+      throw new FileFailure("cache", `cannot read the token lock file ${lockPath} to check that it is still held`)
+    }
+    throw new FileFailure(
+      "cache",
+      `lost the token lock file ${lockPath} to another process while holding it (this process was paused for ` +
+        "longer than the lock's TTL); nothing was sent with what was read under it: try again",
+      undefined,
+      "lockLost"
+    )
   }
 
   /** Never fails: a lock that cannot be removed is stale after its ttl. */
   function* release(held: Held): Program<void> {
+    if (held.unlocked !== undefined) return
     try {
       const mine = yield* ours(held)
       if (mine !== undefined) yield* lock.remove(mine)
@@ -171,7 +275,7 @@ export const make = (
     yield* hooks.sweep()
   }
 
-  return { lockPath, acquire, heartbeat, release, sweep }
+  return { lockPath, acquire, heartbeat, vouch, release, sweep }
 }
 
 export type FileLock = ReturnType<typeof make>

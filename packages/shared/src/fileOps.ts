@@ -16,11 +16,13 @@ export type Found =
   | { readonly _tag: "Irregular"; readonly kind: string; readonly id: string; readonly mtimeMs: number }
   | { readonly _tag: "File"; readonly text: string; readonly mtimeMs: number; readonly id: string }
 
-/** A directory's owner and mode (`lstat`), for the trust check. */
+/** A directory's owner and mode (`stat`: links followed), for the trust check. */
 export interface DirectoryStat {
   readonly isDirectory: boolean
   readonly mode: number
   readonly uid: number
+  /** Where a symbolic link led: the directory judged. */
+  readonly resolved?: string
 }
 
 /** The operations a program may yield, with what each returns. */
@@ -47,7 +49,7 @@ export type Op =
   | { readonly _tag: "exists"; readonly path: string }
   /** a name's mtime in ms (`stat`) → number */
   | { readonly _tag: "mtime"; readonly path: string }
-  /** `lstat` of a directory → DirectoryStat | undefined (missing) */
+  /** `stat` of a directory, links followed → DirectoryStat | undefined (missing) */
   | { readonly _tag: "statDir"; readonly path: string }
   /** the line's clock in ms (its `Clock`: TestClock in tests) → number */
   | { readonly _tag: "clock" }
@@ -77,17 +79,25 @@ export class PortError extends Error {
   }
 }
 
-/** How a program fails: "cache" is a TokenCacheError, "config" a ConfigurationError (each line maps it). */
+/**
+ * How a program fails: "cache" is a TokenCacheError, "config" a ConfigurationError (each line maps it). `reason`
+ * tells failures a program handles apart: "noLinks" (the file system makes no hard links), "lockLost" (a holder's
+ * lock was taken over).
+ */
 export class FileFailure extends Error {
   constructor(
     readonly kind: "cache" | "config",
     message: string,
-    override readonly cause?: unknown
+    override readonly cause?: unknown,
+    readonly reason?: "noLinks" | "lockLost"
   ) {
     super(message)
     this.name = "FileFailure"
   }
 }
+
+/** The errno names of a `link(2)` that the file system refuses: it makes no hard links (FAT, some FUSE and SMB mounts). */
+export const NO_LINK_CODES: ReadonlyArray<string> = ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]
 
 /** Whether `error` is a failed operation with errno `code`. */
 export const isCode = (error: unknown, ...codes: ReadonlyArray<string>): boolean =>

@@ -152,13 +152,28 @@ export function* checkDirectory(dir: string): Program<"checked" | "missing"> {
   }
   if (stat === undefined) return "missing"
   const me = uid()
-  if (!stat.isDirectory || directoryVerdict(stat, me) === "ok") return "checked"
+  const verdict = directoryVerdict(stat, me)
+  if (!stat.isDirectory || verdict === "ok") return "checked"
   throw new FileFailure(
     "config",
-    `cannot use the token cache directory ${dir}: ${directoryProblem(stat, me)}, so another user could ` +
-      `plant or swap the token files in it; use a directory only you can write (chmod 700 ${dir}, or another path)`
+    `cannot use the token cache directory ${dir}${stat.resolved === undefined ? "" : ` (the link resolves to ${stat.resolved})`}: ` +
+      `${directoryProblem(stat, me)}, so another user could plant or swap the token files in it; ${directoryAdvice(
+        stat,
+        verdict,
+        dir
+      )}`
   )
 }
+
+/**
+ * What to do about a refused directory: `chmod 700` only for a directory of ours that is not shared; a shared
+ * directory (the sticky bit, as on /tmp) or another user's must never be chmod-ed: a private directory instead.
+ */
+const directoryAdvice = (stat: DirectoryStat, verdict: "tighten" | "refuse", dir: string) =>
+  verdict === "tighten" && stat.resolved === undefined
+    ? `use a directory only you can write (chmod 700 ${dir}, or another path)`
+    : "do not change its permissions; use a private directory instead, one only you can write (for example " +
+      "~/.config/my-app/tokens.json: a missing directory is created with mode 0700)"
 
 /**
  * A cache path that names a place: not empty, no NUL, not the file system root. A relative path is relative to the
@@ -194,7 +209,9 @@ const kindOf = (stat: Stats) =>
           ? "a socket"
           : "not a regular file"
 
-const MAX_BYTES = 1 << 20
+/** The largest entry (or lock) a reader accepts, in bytes: a longer file reads as cut short (as none). */
+export const MAX_ENTRY_BYTES = 1 << 20
+const MAX_BYTES = MAX_ENTRY_BYTES
 
 const foreign = (path: string, stat: { readonly mode: number; readonly uid: number }, me: number) =>
   new FileFailure(
@@ -269,15 +286,27 @@ export const portError = (error: unknown): PortError =>
     ? (error as PortError)
     : new PortError(String((error as NodeJS.ErrnoException)?.code ?? "EIO"), describeCause(error), error)
 
-/** `lstat` of a directory for {@link checkDirectory}: undefined when missing. */
-export const statDirectory = (path: string): Promise<DirectoryStat | undefined> =>
-  Fs.lstat(path).then(
-    (stat) => ({ isDirectory: stat.isDirectory(), mode: stat.mode, uid: stat.uid }),
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT") return undefined
-      throw error
+/**
+ * The directory `path` resolves to, for {@link checkDirectory}: symbolic links are followed (a link to another
+ * user's world-writable directory is judged as that directory, and `resolved` names it); undefined when missing.
+ */
+export const statDirectory = async (path: string): Promise<DirectoryStat | undefined> => {
+  try {
+    const link = await Fs.lstat(path)
+    const stat = link.isSymbolicLink() ? await Fs.stat(path) : link
+    const resolved = link.isSymbolicLink() ? await Fs.realpath(path) : undefined
+    return {
+      isDirectory: stat.isDirectory(),
+      mode: stat.mode,
+      uid: stat.uid,
+      ...(resolved === undefined ? {} : { resolved })
     }
-  )
+  } catch (error) {
+    // missing, or a dangling link: created (or refused) when written
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
+    throw error
+  }
+}
 
 /**
  * The operations of `fileOps.ts` on `node:fs` (all but `clock`, `sleep` and `warn`, which are each line's). Fails

@@ -4,8 +4,6 @@
  *
  * @since 2.0.0
  */
-import * as Context from "effect/Context"
-import * as Fiber from "effect/Fiber"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -13,9 +11,8 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import { nonNegativeDuration } from "./internal/config.js"
 // the file machinery, or in a browser page its stand-in (package.json "imports": the `browser` condition)
-import { checkedPath, FileEntry, FileLock, run, Safety } from "#file-cache"
+import { checkedPath, FileEntry, FileLock, makeFileCache, run, Safety } from "#file-cache"
 import * as BrowserCache from "./internal/browser/tokenCache.js"
-import type { Program } from "@service-sdk/shared/fileOps"
 import { sameTokenJson } from "@service-sdk/shared/tokenJson"
 import { ConfigurationError, type TokenCacheError } from "./ServiceError.js"
 import { decodeText, encodeText, type TokenInfo } from "./TokenInfo.js"
@@ -103,7 +100,11 @@ export const memory = (initial?: TokenInfo): Effect.Effect<TokenCache> =>
  * @since 2.0.0
  */
 export interface FileOptions {
-  /** How long a lock file outlives a holder that stopped keeping it alive, e.g. a frozen process (default 10 s). */
+  /**
+   * How long a lock file outlives a holder that stopped keeping it alive, e.g. a frozen process (default 10 s). It is
+   * written in the lock: a waiter honours its holder's TTL (up to 5 minutes), so processes with different values
+   * still make one renewal per expiry.
+   */
   readonly lockTtl?: Duration.Input | undefined
   /** How long to wait for the lock before failing with TokenCacheError (default 30 s). */
   readonly lockWait?: Duration.Input | undefined
@@ -134,7 +135,11 @@ export const fileLockOptions = (options: FileOptions | undefined) =>
  * none. Files are read without following links or blocking; a directory or file that another user owns or can
  * write is a ConfigurationError (as are an empty path and the file system root). `withLock` holds the lock file
  * `<path>.lock` (created exclusively with an owner and an expiry, kept alive while held, taken over when its holder
- * is provably gone or stopped keeping it alive). Temp files left by a crash are swept under the lock and by `clear`.
+ * is provably gone or stopped keeping it alive for the TTL it wrote; a holder that lost it while paused fails its
+ * renewal before sending the refresh token it read). The directory is judged where the path resolves (links
+ * followed). An entry over 1 MiB is refused when written (TokenCacheError). The file system must make hard links
+ * (every write is one); where it does not (FAT, some SMB or FUSE mounts) writes fail with a TokenCacheError that
+ * says so, and `clear` still removes the entry. Temp files left by a crash are swept under the lock and by `clear`.
  *
  * @since 2.0.0
  */
@@ -180,58 +185,7 @@ export const makeFile = (
   path: string,
   lockOptions: FileLock.FileLockOptions,
   checked: FileEntry.DirectoryCheck = { ok: false }
-): TokenCache => {
-  const entry = FileEntry.make(path, lockOptions, checked)
-  // A ConfigurationError travels in the operations' TokenCacheError channel (the contract types them so); it is a
-  // ServiceError all the same (`Effect.catchTag` catches it).
-  const exec = <A>(program: () => Program<A>) => run(program) as Effect.Effect<A, TokenCacheError>
-  const decode = (text: string | undefined) => (text === undefined ? Option.none<TokenInfo>() : decodeJson(text))
-
-  const get = Effect.map(exec(entry.get), decode)
-  const set = (token: TokenInfo) => Effect.asVoid(exec(() => entry.write(encodeJson(token))))
-  const clear = exec(entry.clear)
-
-  // The lock is re-entrant for the fiber that holds it (a compare-and-set inside the provider's `withLock`): the
-  // fiber carries the id of its hold, and this cache knows which hold is current.
-  const Hold = Context.Reference<symbol | undefined>(`service-sdk/TokenCache.file/${path}/${Math.random()}`, {
-    defaultValue: () => undefined
-  })
-  let current: symbol | undefined
-  const withLock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | TokenCacheError, R> =>
-    Effect.flatMap(Hold, (mine) =>
-      mine !== undefined && mine === current
-        ? self
-        : Effect.acquireUseRelease(
-            exec(entry.lock.acquire),
-            (held) =>
-              Effect.flatMap(Effect.forkChild(exec(() => entry.lock.heartbeat(held))), (beat) =>
-                Effect.ensuring(
-                  Effect.andThen(
-                    exec(entry.lock.sweep),
-                    Effect.suspend(() => {
-                      const id = Symbol(path)
-                      current = id
-                      return Effect.ensuring(
-                        Effect.provideService(self, Hold, id),
-                        Effect.sync(() => {
-                          if (current === id) current = undefined
-                        })
-                      )
-                    })
-                  ),
-                  Fiber.interrupt(beat)
-                )
-              ),
-            (held) => Effect.ignore(exec(() => entry.lock.release(held)))
-          )
-    )
-
-  // Atomic on its own (the version check of the shared protocol); taken under the lock as well.
-  const compareAndSet = (expected: Option.Option<TokenInfo>, next: TokenInfo) =>
-    withLock(exec(() => entry.write(encodeJson(next), (text) => sameEntry(expected, decode(text)))))
-
-  return { get, set, clear, withLock, compareAndSet }
-}
+): TokenCache => makeFileCache(path, lockOptions, { decode: decodeJson, encode: encodeJson, same: sameEntry }, checked)
 
 /**
  * The options of {@link browser}.

@@ -16,6 +16,7 @@ import * as Codec from "../TokenCache.js"
 import type { TokenInfo } from "../TokenInfo.js"
 import { run } from "./fileProgram.js"
 import * as FileEntry from "@service-sdk/shared/fileEntry"
+import type * as FileLock from "@service-sdk/shared/fileLock"
 import type { Program } from "@service-sdk/shared/fileOps"
 
 /** A directory checked once (a store's users share one). */
@@ -27,6 +28,12 @@ export interface FileLockOptions {
   readonly ttl: Duration.Duration
   /** How long to wait for the lock before failing with TokenCacheError (default 30 s). */
   readonly wait: Duration.Duration
+}
+
+/** A hold of the lock by a fiber: the lock, and whether the hold has written yet. */
+interface Hold {
+  readonly held: FileLock.Held
+  wrote: boolean
 }
 
 export const defaultLockOptions: FileLockOptions = { ttl: Duration.seconds(10), wait: Duration.seconds(30) }
@@ -50,18 +57,34 @@ export const makeFile = (
 
   const decode = (text: string | undefined) => (text === undefined ? Option.none<TokenInfo>() : Codec.decodeJson(text))
 
-  const get = Effect.map(exec(entry.get), decode)
-  const set = (token: TokenInfo) => Effect.asVoid(exec(() => entry.write(Codec.encodeJson(token))))
-  const clear = exec(entry.clear)
-
   // The lock is re-entrant for the fiber that holds it (a compare-and-set inside the provider's `withLock`): the
-  // fiber carries the id of its hold, and this cache knows which hold is current (a fiber forked inside a hold
-  // that has ended takes the lock again).
-  const hold = FiberRef.unsafeMake<symbol | undefined>(undefined)
-  let current: symbol | undefined
+  // fiber carries its hold, and this cache knows which hold is current (a fiber forked inside a hold that has ended
+  // takes the lock again).
+  const hold = FiberRef.unsafeMake<Hold | undefined>(undefined)
+  let current: Hold | undefined
+  /** The current hold, when this fiber is inside it. */
+  const ownHold = Effect.map(FiberRef.get(hold), (mine) => (mine !== undefined && mine === current ? mine : undefined))
+
+  // Inside a hold, what is read before the hold's first write is what a renewal decides on (the refresh token it
+  // sends): it is vouched for by the lock (still ours after the read), so a holder that lost its lock while paused
+  // fails here instead of sending a refresh token another process may have sent (DESIGN section 9, "Locks").
+  const get = Effect.flatMap(ownHold, (mine) =>
+    Effect.map(mine === undefined || mine.wrote ? exec(entry.get) : exec(() => entry.getHeld(mine.held)), decode)
+  )
+  /** A write inside a hold: what is read after it is no longer what a renewal decides on. */
+  const writing = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+    Effect.zipRight(
+      Effect.map(ownHold, (mine) => {
+        if (mine !== undefined) mine.wrote = true
+      }),
+      self
+    )
+  const set = (token: TokenInfo) => writing(Effect.asVoid(exec(() => entry.write(Codec.encodeJson(token)))))
+  const clear = writing(exec(entry.clear))
+
   const withLock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | TokenCacheError, R> =>
-    Effect.flatMap(FiberRef.get(hold), (mine) =>
-      mine !== undefined && mine === current
+    Effect.flatMap(ownHold, (mine) =>
+      mine !== undefined
         ? self
         : Effect.acquireUseRelease(
             exec(entry.lock.acquire),
@@ -71,12 +94,12 @@ export const makeFile = (
                   Effect.zipRight(
                     exec(entry.lock.sweep),
                     Effect.suspend(() => {
-                      const id = Symbol(path)
-                      current = id
+                      const made: Hold = { held, wrote: false }
+                      current = made
                       return Effect.ensuring(
-                        Effect.locally(self, hold, id),
+                        Effect.locally(self, hold, made),
                         Effect.sync(() => {
-                          if (current === id) current = undefined
+                          if (current === made) current = undefined
                         })
                       )
                     })
@@ -91,7 +114,9 @@ export const makeFile = (
   // Atomic on its own (the version check of the shared protocol); taken under the lock as well, which spares a
   // waiter the work.
   const compareAndSet = (expected: Option.Option<TokenInfo>, next: TokenInfo) =>
-    withLock(exec(() => entry.write(Codec.encodeJson(next), (text) => Codec.sameEntry(expected, decode(text)))))
+    withLock(
+      writing(exec(() => entry.write(Codec.encodeJson(next), (text) => Codec.sameEntry(expected, decode(text)))))
+    )
 
   return { get, set, clear, withLock, compareAndSet } satisfies TokenCache
 }

@@ -32,8 +32,12 @@ const mkfifo = (path: string) => execFileSync("mkfifo", ["-m", "600", path])
 describe("hostile lock files are stale, never waited on for good", () => {
   const cases: ReadonlyArray<readonly [string, (lock: string) => void]> = [
     [
-      "a TTL of 1e308",
-      (lock) => writeFileSync(lock, JSON.stringify({ owner: "x", pid: process.pid, host: "h", ttl: 1e308 }))
+      "a TTL of 1e308, not kept alive for 6 minutes (a claimed TTL is honoured up to 5 minutes)",
+      (lock) => {
+        writeFileSync(lock, JSON.stringify({ owner: "x", pid: process.pid, host: "h", ttl: 1e308 }))
+        const before = new Date(Date.now() - 6 * 60_000)
+        utimesSync(lock, before, before)
+      }
     ],
     [
       "an mtime a day ahead",
@@ -69,16 +73,24 @@ describe("hostile lock files are stale, never waited on for good", () => {
     )
   }
 
-  it.live("a live holder claiming a TTL beyond ours is stale at once (not waited on for our TTL)", () =>
+  it.live("a live holder's longer TTL is honoured: not taken over at once by a waiter with a shorter lockTtl", () =>
     Effect.gen(function* () {
       const path = join(tempDir(), "tokens.json")
-      // our TTL is a minute and the wait 3 s: only judging the claim stale lets the write through
-      const cache = yield* fileCache(path, { lockTtl: "60 seconds", lockWait: "3 seconds" })
+      // our TTL is 400 ms and the wait 2 s; the holder wrote 2 minutes and is alive (DESIGN section 9, "Locks")
+      const cache = yield* fileCache(path, { lockTtl: "400 millis", lockWait: "2 seconds" })
       const previous = tokenInfo("kept", 100, { refreshToken: "r" })
       yield* cache.set(previous)
-      writeFileSync(`${path}.lock`, JSON.stringify({ owner: "x", pid: process.pid, host: hostname(), ttl: 120_000 }))
-      expect(yield* cache.compareAndSet!(Option.some(previous), tokenInfo("next", 200))).toBe(true)
-      expect(accessOf(yield* cache.get)).toEqual(Option.some("next"))
+      const lock = JSON.stringify({ owner: "x", pid: process.pid, host: hostname(), ttl: 120_000 })
+      writeFileSync(`${path}.lock`, lock)
+      const error = yield* Effect.flip(cache.withLock!(Effect.void))
+      expect(error._tag).toBe("TokenCacheError")
+      expect(error.message).toContain("gave up waiting")
+      expect(readFileSync(`${path}.lock`, "utf8")).toBe(lock)
+      // compare-and-set needs no lock to be right: it waits for the lock, then gives up the same way
+      expect((yield* Effect.flip(cache.compareAndSet!(Option.some(previous), tokenInfo("next", 200))))._tag).toBe(
+        "TokenCacheError"
+      )
+      expect(accessOf(yield* cache.get)).toEqual(Option.some("kept"))
     })
   )
 

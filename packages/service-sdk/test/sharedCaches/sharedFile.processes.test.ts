@@ -36,9 +36,9 @@ afterAll(async () => {
 
 let files = 0
 /** A token file with a signed-in user whose access token is already stale (the first expiry is at once). */
-const signedInFile = async () => {
+const signedInFile = async (server = emulator) => {
   const path = join(dir, `tokens-${files++}.json`)
-  const tokens = await emulator.signIn({ userId: "shared-user", expiresIn: 1 })
+  const tokens = await server.signIn({ userId: "shared-user", expiresIn: 1 })
   const entry = new TokenInfo({
     accessToken: Redacted.make(tokens.access_token),
     expiresAt: Date.now() / 1000 + 1,
@@ -48,25 +48,25 @@ const signedInFile = async () => {
   return path
 }
 
-const config = (path: string, mode: WorkerConfig["mode"]): WorkerConfig => ({
+const config = (path: string, mode: WorkerConfig["mode"], server = emulator): WorkerConfig => ({
   mode,
   path,
-  authUrl: emulator.authUrl,
-  clientId: emulator.clientId,
-  clientSecret: emulator.clientSecret,
+  authUrl: server.authUrl,
+  clientId: server.clientId,
+  clientSecret: server.clientSecret,
   callers: 10,
   skew: SKEW
 })
 
 /** The refresh token of the entry in `path`, presented once more: the server must accept it. */
-const loginSurvives = async (path: string) => {
+const loginSurvives = async (path: string, server = emulator) => {
   const entry = JSON.parse(readFileSync(path, "utf8")) as { refresh_token?: string }
   expect(typeof entry.refresh_token).toBe("string")
-  const response = await fetch(`${emulator.authUrl}/api/token`, {
+  const response = await fetch(`${server.authUrl}/api/token`, {
     method: "POST",
     headers: {
       "content-type": "application/x-www-form-urlencoded",
-      authorization: `Basic ${Buffer.from(`${emulator.clientId}:${emulator.clientSecret}`).toString("base64")}`
+      authorization: `Basic ${Buffer.from(`${server.clientId}:${server.clientSecret}`).toString("base64")}`
     },
     body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: entry.refresh_token! }).toString()
   })
@@ -128,6 +128,25 @@ describe("one token file shared by processes (TokenCache.file)", () => {
       await loginSurvives(path)
     }
   )
+
+  live("processes with different lockTtl (2 s and 30 s) still single-flight: one refresh per expiry", async () => {
+    // a slow token endpoint: a renewal holds the lock long enough for the other process to find it held
+    const slow = await Emulator.start({ rotateRefreshTokens: true, tokenLifetime: LIFETIME_S, tokenLatencyMs: 600 })
+    try {
+      const path = await signedInFile(slow)
+      const { fleet, report } = await runFleet(
+        ["2 seconds", "30 seconds"].map((lockTtl) => ({ ...config(path, "file", slow), lockTtl })),
+        4
+      )
+      expect(report.errors).toEqual({})
+      expect(fleet.invalidGrants).toBe(0)
+      // a waiter honours the TTL its holder wrote: the 2 s process never takes the 30 s one's lock at once
+      expect(duplicates(fleet.presented)).toEqual([])
+      await loginSurvives(path, slow)
+    } finally {
+      await slow.close()
+    }
+  })
 
   live("a lock holder SIGKILLed while it holds the lock file: the others go on, nothing is lost", async () => {
     const path = await signedInFile()

@@ -4,6 +4,7 @@
  * built-in is on the browser path.
  */
 export { checkedPath, run } from "./fileProgram.js"
+export { makeFile as makeFileCache } from "./fileTokenCache.js"
 export * as FileEntry from "@service-sdk/shared/fileEntry"
 export * as FileLock from "@service-sdk/shared/fileLock"
 export * as Safety from "@service-sdk/shared/fileSafety"

@@ -1,6 +1,7 @@
 /**
  * The file lock with real OS processes (DESIGN section 6): a holder killed (SIGKILL) while it holds the lock file is
- * taken over at once; a frozen holder (SIGSTOP) loses it after its TTL without a heartbeat; a live holder keeps it.
+ * taken over at once; a frozen holder (SIGSTOP) loses it after its TTL without a heartbeat; a live holder keeps it,
+ * whatever TTL its waiters have.
  */
 import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync } from "node:fs"
@@ -31,7 +32,7 @@ const holder = async (path: string, ttl: string) => {
   return child
 }
 
-/** Takes the lock of `path` with the fleet's lock TTL (a lock claiming a longer TTL than ours is stale at once). */
+/** Takes the lock of `path` with lock TTL `ttl` (a waiter honours the TTL its holder wrote, up to 5 minutes). */
 const lockFor = (path: string, wait: Duration.Input, ttl: Duration.Input) =>
   Effect.runPromise(
     Effect.gen(function* () {
@@ -58,13 +59,18 @@ describe("the lock file with real processes", () => {
     expect(existsSync(`${path}.lock`)).toBe(false)
   })
 
-  it("a lock claiming a longer TTL than ours is taken over at once (DESIGN section 4)", {
+  it("a live holder with a longer TTL than ours keeps its lock; frozen, it loses it after its TTL, not ours (DESIGN section 9)", {
     timeout: 60_000
   }, async () => {
     const path = join(mkdtempSync(join(tmpdir(), "e4-lock-")), "token.json")
-    const child = await holder(path, "120 seconds")
+    const child = await holder(path, "3 seconds")
     try {
-      const waited = await lockFor(path, "20 seconds", "60 seconds")
+      // a waiter with a shorter lockTtl honours the holder's: the live holder is not taken over
+      await expect(lockFor(path, "1500 millis", "500 millis")).rejects.toThrow(/gave up waiting/)
+      child.kill("SIGSTOP")
+      const waited = await lockFor(path, "20 seconds", "500 millis")
+      // its last heartbeat was at most 1 s before the stop: the holder's 3 s TTL, not our 0.5 s, was waited for
+      expect(waited).toBeGreaterThanOrEqual(1500)
       expect(waited).toBeLessThan(15_000)
     } finally {
       child.kill("SIGKILL")

@@ -15,6 +15,10 @@ export const checkedPath: typeof Node.checkedPath = (name) =>
 export const run: typeof Node.run = () =>
   Effect.fail(new ConfigurationError({ message: `TokenCache.file: ${NO_FILES}` })) as never
 
+export const makeFileCache: typeof Node.makeFileCache = () => {
+  throw new ConfigurationError({ message: `TokenCache.file: ${NO_FILES}` })
+}
+
 const unavailable = () => {
   throw new Error(NO_FILES)
 }
