@@ -17,7 +17,7 @@
  * It also records the bundle's input files in `<workingDir>/build/bundle-inputs.json` (not published), so that a test
  * (scripts/test/notices.test.ts) can check the notices against what esbuild actually bundled.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { dirname, isAbsolute, join, resolve, sep } from "node:path"
 
 /** A licence file's name: LICENSE, LICENCE, COPYING, with any extension or suffix (LICENSE-MIT, LICENSE.md). */
@@ -124,7 +124,3 @@ export const writeNotices = (metafile, { workingDir, out, title }) => {
   renameSync(`${inputs}.tmp-${process.pid}`, inputs)
   return packages
 }
-
-/** True when `out` exists and lists `name` at `version`. */
-export const listedIn = (out, name, version) =>
-  existsSync(out) && readFileSync(out, "utf8").includes(`\n${name} ${version} (`)
