@@ -32,7 +32,7 @@
  * would win over publishConfig: it is not used). The Effect 4 line is published first.
  */
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { basename, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -57,6 +57,18 @@ const npm = (args, cwd = root) => {
   })
   if (result.error) throw result.error
   return result
+}
+
+/** npm's own script (npm-cli.js): the npm running this script, or the one on PATH. */
+const npmCliPath = () => {
+  if (process.env.npm_execpath?.endsWith(".js")) return process.env.npm_execpath
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    try {
+      const real = realpathSync(join(dir, "npm"))
+      if (real.endsWith(".js")) return real
+    } catch {}
+  }
+  throw new Error("npm not found on PATH")
 }
 
 /** The manifest inside a tarball. */
@@ -256,19 +268,24 @@ const publish = (args, extra) => {
 /** `changeset version` in both projects, then the lockfiles and the CLI's VERSION constant follow. */
 const version = () => {
   for (const project of projects) {
+    // changeset version fails on a folder with no changeset: that project has nothing to version
+    const folder = join(project.dir, ".changeset")
+    if (!readdirSync(folder).some((file) => file.endsWith(".md") && file !== "README.md")) {
+      console.log(`${project.title}: no changeset`)
+      continue
+    }
     const result = spawnSync(effect4Node, [changesetBin, "version"], { cwd: project.dir, stdio: "inherit" })
     if (result.status !== 0) return result.status ?? 1
   }
   // the lockfiles record the workspace packages' versions (scripts/test/lockfile.test.ts)
+  // (npm on each project's Node: the Effect 4 line's engines ask for the Node it installs)
+  const npmCli = npmCliPath()
   for (const [dir, node] of [
     [root, process.execPath],
     [effect4Dir, effect4Node]
   ]) {
-    const npmCli = process.env.npm_execpath
-    const [command, commandArgs] = npmCli?.endsWith(".js")
-      ? [node, [npmCli, "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"]]
-      : ["npm", ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"]]
-    const result = spawnSync(command, commandArgs, { cwd: dir, stdio: "inherit" })
+    const args = ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"]
+    const result = spawnSync(node, [npmCli, ...args], { cwd: dir, stdio: "inherit" })
     if (result.status !== 0) return result.status ?? 1
   }
   // `service-sdk --version` prints the CLI's version (a constant: the bundle reads no package.json)
