@@ -49,6 +49,15 @@ export default [
     testTimeout: 600_000,
     hookTimeout: 600_000
   }),
+  // every package of both lines published to a local npm registry (verdaccio) by the release script, then installed
+  // by name in fresh apps (Effect 4, Effect 3, plain, npx the CLI); the bundles' licence notices. Its name ends in
+  // "consumer": npm test runs it with the consumer tests, on the supported Node (scripts/test.mjs)
+  project("registry-consumer", {
+    root: "scripts",
+    include: ["test/registry.test.ts", "test/notices.test.ts", "test/release.test.ts"],
+    testTimeout: 600_000,
+    hookTimeout: 600_000
+  }),
   // @service-sdk/promise packed and installed alone, and beside effect@4: the README's examples against the emulator
   project("promise-consumer", {
     root: "scripts",

@@ -121,7 +121,8 @@ const packed = everything
     )
   : Promise.resolve(true)
 const packedEnv = packed.then((ok) => (ok && everything ? { SERVICE_SDK_PACKED: join(packs, "packages.json") } : {}))
-// the consumer tests (npm installs, mostly waiting) on the supported Node, beside the Effect 3 line's suites
+// the consumer tests (npm installs, mostly waiting) on the supported Node, beside the Effect 3 line's suites; with
+// them the registry test (project registry-consumer: verdaccio needs Node 22), which publishes the same tarballs
 const consumerRun = everything
   ? packedEnv.then((env) =>
       vitest(

@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
+import { writeNotices } from "../../../scripts/notices.mjs"
 
 const cli = fileURLToPath(new URL("..", import.meta.url))
 const outdir = join(cli, "bundle")
@@ -48,3 +49,5 @@ if (process.argv.includes("--clean")) {
     if (!kept.has(`chunks/${file}`)) rmSync(join(outdir, "chunks", file))
   }
 }
+// the licence notices of what the bundle embeds (Effect, @effect/cli, undici, ...), shipped beside it
+writeNotices(result.metafile, { workingDir: cli, out: join(outdir, "THIRD_PARTY_NOTICES") })

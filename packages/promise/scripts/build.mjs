@@ -12,6 +12,7 @@ import { createRequire } from "node:module"
 import { dirname, join, relative, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
+import { writeNotices } from "../../../scripts/notices.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const dist = join(root, "dist")
@@ -258,3 +259,5 @@ if (!existsSync(join(dist, "index.d.ts"))) throw new Error("dist/index.d.ts is m
 // copied aside and renamed in, so that a test reading dist never sees half a file
 copyFileSync(join(dist, "index.d.ts"), join(dist, `index.d.cts.tmp-${process.pid}`))
 renameSync(join(dist, `index.d.cts.tmp-${process.pid}`), join(dist, "index.d.cts"))
+// the licence notices of what the bundle embeds (Effect and its dependencies), shipped beside it
+writeNotices(metafile, { workingDir: root, out: join(dist, "THIRD_PARTY_NOTICES") })
