@@ -132,7 +132,7 @@ writeFileSync(
 
 /**
  * Source-mapped paths that resolve (issue 42 item 15): the SDK's own sources the bundle was built from are shipped
- * under `dist/sources/` (`service-sdk/…` for the Effect 4 line's, `redis/…`, `promise/…`) and the map points there;
+ * under `dist/sources/` (`service-sdk/…` for the Effect 4 line's, `redis/…`, `shared/…` for the core, `promise/…`) and the map points there;
  * a bundled dependency's file is named by its package and version (`effect@4.1.0/dist/Effect.js`: that package's
  * own file, not shipped here). `lazy-builtin:` entries are the build's own shims (see lazyBuiltins).
  */
@@ -143,6 +143,7 @@ const shipSources = () => {
   const origins = [
     [join(packagesDir, "effect4", "service-sdk", "src"), "service-sdk"],
     [join(packagesDir, "effect4", "redis", "src"), "redis"],
+    [join(packagesDir, "shared", "src"), "shared"],
     [join(root, "src"), "promise"]
   ]
   map.sources = map.sources.map((source) => {
