@@ -3,7 +3,7 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Emulator } from "@service-sdk/emulator"
+import { Emulator } from "@service-sdk/effect/testing"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"

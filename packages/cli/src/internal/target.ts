@@ -3,7 +3,7 @@
  * option/environment fallback, `OAuthClient.resolveClient`), or an embedded emulator (`--emulator`), started on a
  * free loopback port for the command's lifetime.
  */
-import { Emulator, type EmulatorError, type EmulatorOptions } from "@service-sdk/emulator"
+import { Emulator } from "@service-sdk/effect/testing"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -55,9 +55,9 @@ export interface Target {
 /** The connection settings of a command, starting an embedded emulator (scoped) with `--emulator`. */
 export const resolveTarget = (
   flags: TargetFlags,
-  emulatorOptions: EmulatorOptions = {},
+  emulatorOptions: Emulator.Options = {},
   kind: ClientKind = { publicClient: false }
-): Effect.Effect<Target, ConfigurationError | EmulatorError, Scope.Scope> =>
+): Effect.Effect<Target, ConfigurationError, Scope.Scope> =>
   Effect.gen(function* () {
     const { publicClient } = kind
     if (publicClient && Option.isSome(flags.clientSecret)) {
@@ -70,12 +70,10 @@ export const resolveTarget = (
       return {
         authUrl: emulator.authUrl,
         apiUrl: emulator.apiUrl,
-        clientId: Option.getOrElse(flags.clientId, () =>
-          publicClient ? Emulator.defaultPublicClientId : Emulator.defaultClientId
-        ),
+        clientId: Option.getOrElse(flags.clientId, () => (publicClient ? emulator.publicClientId : emulator.clientId)),
         clientSecret: publicClient
           ? undefined
-          : Option.getOrElse(flags.clientSecret, () => Redacted.make(Emulator.defaultClientSecret)),
+          : Option.getOrElse(flags.clientSecret, () => Redacted.make(emulator.clientSecret)),
         publicClient,
         emulator
       }
