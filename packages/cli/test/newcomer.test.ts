@@ -128,7 +128,7 @@ describe("--log-level and -v", () => {
       const result = await cli(args)
       expect(result.code, args.join(" ")).toBe(0)
       expect(result.stdout, args.join(" ")).toMatch(/^access token \S+…\S+, expires in \d+ s\n$/)
-      expect(result.stderr, args.join(" ")).toMatch(/DEBUG .*token: got an access token of \d+ characters/)
+      expect(result.stderr, args.join(" ")).toMatch(/^debug: token: got an access token of \d+ characters/m)
     }
     const quiet = await cli(["token", "--emulator"])
     expect(quiet.stderr).toBe("")
