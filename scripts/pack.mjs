@@ -166,7 +166,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     )
     console.log(`  npm install effect@${effect4Pinned()}`)
     console.log(`  ${result.effect4.install}`)
-    const effect4Others = Object.entries(result.effect4.peers).filter(([name]) => name !== "effect")
+    const effect4Others = Object.entries(result.effect4.peers).filter(
+      ([name]) => name !== "effect" && !name.startsWith("@service-sdk/")
+    )
     if (effect4Others.length > 0) {
       console.log(`  (for @service-sdk/redis: ${effect4Others.map(([n, r]) => `${n}@"${r}"`).join(" ")})`)
     }
