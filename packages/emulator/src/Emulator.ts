@@ -276,6 +276,19 @@ export const start: (options?: EmulatorOptions) => Promise<EmulatorHandle> = int
  * @category constructors
  */
 export const Emulator: {
+  /**
+   * Starts an emulator for plain code on a free loopback port (or `options.port`); stop it with `close()` or
+   * `await using`. Rejects with an `EmulatorError` for bad options or a port in use.
+   *
+   * @example
+   * ```ts
+   * import { Emulator } from "@service-sdk/emulator"
+   *
+   * await using emulator = await Emulator.start({ autoApprove: true })
+   * await emulator.injectFault({ target: "api", count: 1, status: 503 })
+   * console.log(emulator.authUrl, await emulator.stats())
+   * ```
+   */
   readonly start: (options?: EmulatorOptions) => Promise<EmulatorHandle>
   /** the default confidential client's id, `emulator-client` */
   readonly defaultClientId: string
