@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { approveFirstUrl, buildBin, cleanEnv, cli } from "./support/bin.js"
+import { approveFirstUrl, buildBin, cleanEnv, cli as runCli, type RunOptions } from "./support/bin.js"
 
 beforeAll(buildBin, 120_000)
 
@@ -22,10 +22,14 @@ const freshShell = () => {
   return { env, tokens: join(home, ".config", "service-sdk", "tokens.json") }
 }
 
+/** Each command may take tens of seconds on a loaded machine (a cold start of the bin): generous bounded waits. */
+const cli = (args: ReadonlyArray<string>, options: RunOptions = {}) => runCli(args, { timeoutMs: 180_000, ...options })
+const SLOW = { timeout: 900_000 }
+
 const EFFECT_LOG_LINE = /\b(?:WARN|INFO|DEBUG|ERROR|FATAL|TRACE) \(#\d+\)|level=\w+ fiber=/
 
 const login = (env: Record<string, string>, args: ReadonlyArray<string>) =>
-  cli(["login", "--no-browser", ...args], { env, onStdout: approveFirstUrl(), timeoutMs: 60_000 })
+  cli(["login", "--no-browser", ...args], { env, onStdout: approveFirstUrl() })
 
 describe("the saved login, in a new shell", () => {
   let emulator: EmulatorHandle
@@ -36,7 +40,7 @@ describe("the saved login, in a new shell", () => {
     await emulator?.close()
   })
 
-  it("a public client: whoami, token --user and logout need no flag and no environment", async () => {
+  it("a public client: whoami, token --user and logout need no flag and no environment", SLOW, async () => {
     const shell = freshShell()
     const signedIn = await login(shell.env, [
       "--auth-url",
@@ -86,7 +90,7 @@ describe("the saved login, in a new shell", () => {
     expect(after.stderr).toMatch(/^error: not signed in/)
   })
 
-  it("flags and the environment override the saved login", async () => {
+  it("flags and the environment override the saved login", SLOW, async () => {
     const shell = freshShell()
     const signedIn = await login(shell.env, [
       "--auth-url",
@@ -117,41 +121,45 @@ describe("the saved login, in a new shell", () => {
     expect((await cli(["whoami"], { env: shell.env })).code).toBe(0)
   })
 
-  it("a confidential client: the secret is never saved; a fresh token serves without it, renewing asks for it", async () => {
-    const shell = freshShell()
-    const signedIn = await login(shell.env, [
-      "--auth-url",
-      emulator.authUrl,
-      "--api-url",
-      emulator.apiUrl,
-      "--client-id",
-      emulator.clientId,
-      "--client-secret",
-      emulator.clientSecret
-    ])
-    expect(signedIn.code).toBe(0)
-    const saved = readFileSync(`${shell.tokens}.client.json`, "utf8")
-    expect(saved).not.toContain(emulator.clientSecret)
-    expect(JSON.parse(saved).public_client).toBe(false)
-    const whoami = await cli(["whoami"], { env: shell.env })
-    expect(whoami.stderr).toBe("")
-    expect(whoami.stdout).toContain("Logged in as emulator-user")
+  it(
+    "a confidential client: the secret is never saved; a fresh token serves without it, renewing asks for it",
+    SLOW,
+    async () => {
+      const shell = freshShell()
+      const signedIn = await login(shell.env, [
+        "--auth-url",
+        emulator.authUrl,
+        "--api-url",
+        emulator.apiUrl,
+        "--client-id",
+        emulator.clientId,
+        "--client-secret",
+        emulator.clientSecret
+      ])
+      expect(signedIn.code).toBe(0)
+      const saved = readFileSync(`${shell.tokens}.client.json`, "utf8")
+      expect(saved).not.toContain(emulator.clientSecret)
+      expect(JSON.parse(saved).public_client).toBe(false)
+      const whoami = await cli(["whoami"], { env: shell.env })
+      expect(whoami.stderr).toBe("")
+      expect(whoami.stdout).toContain("Logged in as emulator-user")
 
-    // a stale saved token: renewing needs the secret, and the error says how to give it
-    const stale = JSON.parse(readFileSync(shell.tokens, "utf8"))
-    const { writeFileSync } = await import("node:fs")
-    writeFileSync(shell.tokens, JSON.stringify({ ...stale, expires_at: stale.expires_at - 7200 }), { mode: 0o600 })
-    const noSecret = await cli(["whoami"], { env: shell.env })
-    expect(noSecret.code).toBe(1)
-    expect(noSecret.stderr).toMatch(/^error: .*--client-secret or set SERVICE_SDK_CLIENT_SECRET/)
-    const withSecret = await cli(["whoami"], {
-      env: { ...shell.env, SERVICE_SDK_CLIENT_SECRET: emulator.clientSecret }
-    })
-    expect(withSecret.stderr).toBe("")
-    expect(withSecret.code).toBe(0)
-  })
+      // a stale saved token: renewing needs the secret, and the error says how to give it
+      const stale = JSON.parse(readFileSync(shell.tokens, "utf8"))
+      const { writeFileSync } = await import("node:fs")
+      writeFileSync(shell.tokens, JSON.stringify({ ...stale, expires_at: stale.expires_at - 7200 }), { mode: 0o600 })
+      const noSecret = await cli(["whoami"], { env: shell.env })
+      expect(noSecret.code).toBe(1)
+      expect(noSecret.stderr).toMatch(/^error: .*--client-secret or set SERVICE_SDK_CLIENT_SECRET/)
+      const withSecret = await cli(["whoami"], {
+        env: { ...shell.env, SERVICE_SDK_CLIENT_SECRET: emulator.clientSecret }
+      })
+      expect(withSecret.stderr).toBe("")
+      expect(withSecret.code).toBe(0)
+    }
+  )
 
-  it("warnings are the CLI's own lines, never Effect's log format", async () => {
+  it("warnings are the CLI's own lines, never Effect's log format", SLOW, async () => {
     // a sign-in that ends within 7 days: the SDK warns at every use
     const ending = await Emulator.start({ autoApprove: true, refreshTokenLifetime: 86_400, tokenLifetime: 1 })
     try {
@@ -180,7 +188,7 @@ describe("the saved login, in a new shell", () => {
 })
 
 describe("mistakes", () => {
-  it("a mistyped command gets did you mean", async () => {
+  it("a mistyped command gets did you mean", SLOW, async () => {
     const result = await cli(["whoamo"], { env: freshShell().env })
     expect(result.code).toBe(1)
     expect(result.stderr.split("\n")[0]).toBe(
@@ -190,7 +198,7 @@ describe("mistakes", () => {
     expect(far.stderr).not.toContain("did you mean")
   })
 
-  it("an unknown option is one error: line like every other error, with did you mean", async () => {
+  it("an unknown option is one error: line like every other error, with did you mean", SLOW, async () => {
     const result = await cli(["token", "--reveel"], { env: freshShell().env })
     expect(result.code).toBe(1)
     expect(result.stdout).toBe("")
