@@ -6,6 +6,9 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Http from "node:http"
@@ -250,9 +253,19 @@ const startScoped = async <A, E>(
   return { value: exit.value, close }
 }
 
+/**
+ * Plain code's emulator runs on the runtime bundled with it, beside the app's own Effect (another 3.x, a 4.x, or
+ * none): it prints no Effect log line into the app's output (its request lines go to `onRequest`), the runtime's
+ * "Executing an Effect versioned …" warning included.
+ */
+const quiet = Layer.mergeAll(
+  Layer.setVersionMismatchErrorLogLevel(Option.none()),
+  Logger.minimumLogLevel(LogLevel.None)
+)
+
 /** @internal */
 export const start = async (options: EmulatorOptions = {}): Promise<EmulatorHandle> => {
-  const { value: service, close } = await startScoped(make(options))
+  const { value: service, close } = await startScoped(make(options).pipe(Effect.provide(quiet)))
   return {
     authUrl: service.authUrl,
     apiUrl: service.apiUrl,
