@@ -147,12 +147,13 @@ const savedSession = (flags: SessionFlags) =>
       flags.publicClient ||
       (yield* publicClientFromEnv) ||
       (saved?.publicClient === true && Option.isNone(flags.clientSecret))
-    const target = yield* resolveTarget(flags, {}, { publicClient, saved, secretOptional: true })
+    // nothing saved: say so first (not which credentials are missing, which a new shell never has)
     if (!(yield* fs.exists(path).pipe(Effect.orElseSucceed(() => false)))) {
       return yield* new AuthenticationError({
         message: `not signed in (no saved login at ${path}): run \`${PROGRAM} login\` first`
       })
     }
+    const target = yield* resolveTarget(flags, {}, { publicClient, saved, secretOptional: true })
     yield* secureCacheDirectory(path)
     const tokenCache = yield* TokenCache.file(path)
     const client = ServiceClient.layer({ apiUrl: target.apiUrl })
