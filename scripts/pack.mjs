@@ -149,9 +149,13 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
         `\nOther peers (only for the package that needs them): ${otherPeers.map(([n, r]) => `${n}@"${r}"`).join(" ")}`
       )
     }
-    const alone = ["@service-sdk/promise", "@service-sdk/cli"].filter((name) => result.tarballs[name] !== undefined)
+    const alone = ["@service-sdk/promise", "@service-sdk/emulator", "@service-sdk/cli"].filter(
+      (name) => result.tarballs[name] !== undefined
+    )
     if (alone.length > 0) {
-      console.log("\nThese need no other tarball (bundles; the CLI's @effect/cli comes from the registry):")
+      console.log(
+        "\nThese need no other tarball (bundles with no dependency and no peer, beside either Effect or none):"
+      )
       for (const name of alone) console.log(`  npm install ${result.tarballs[name]}`)
     }
     console.log("\nInstall the tarballs together: an unreleased build's packages are not on the registry yet.")
@@ -162,9 +166,16 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     )
     console.log(`  npm install effect@${effect4Pinned()}`)
     console.log(`  ${result.effect4.install}`)
-    const effect4Others = Object.entries(result.effect4.peers).filter(([name]) => name !== "effect")
+    const effect4Others = Object.entries(result.effect4.peers).filter(
+      ([name]) => name !== "effect" && !name.startsWith("@service-sdk/")
+    )
     if (effect4Others.length > 0) {
       console.log(`  (for @service-sdk/redis: ${effect4Others.map(([n, r]) => `${n}@"${r}"`).join(" ")})`)
+    }
+    const tools = ["@service-sdk/emulator", "@service-sdk/cli"].filter((name) => result.tarballs[name] !== undefined)
+    if (tools.length > 0) {
+      console.log("  The emulator (for @service-sdk/effect/testing's Emulator.layer) and the CLI are the same bundles:")
+      console.log(`  npm install ${tools.map((name) => result.tarballs[name]).join(" ")}`)
     }
   }
 }

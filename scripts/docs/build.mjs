@@ -31,7 +31,7 @@ export const needExample = [
   "@service-sdk/effect/promise.AsyncAuthorizationCode",
   "@service-sdk/effect/promise.AsyncServiceClient",
   "@service-sdk/emulator.Emulator.start",
-  "@service-sdk/emulator.Emulator.make",
+  "service-sdk/testing.Emulator",
   "@service-sdk/redis.RedisTokenCache.make",
   "@service-sdk/effect (Effect 4 line, 2.x).ClientCredentials.make",
   "@service-sdk/effect (Effect 4 line, 2.x).ClientCredentials.layer",

@@ -4,7 +4,8 @@
  * its bundle) packs the tarballs, and the `npm install <tarballs>` line it prints is run as printed in a fresh temp
  * project that already depends on `effect` 3.22.3, the patch before the pinned one, with the platform versions that
  * accept it (npm resolves the rest from the registry). There a program is type-checked (the repo's `tsc`, strict
- * NodeNext) and run against the emulator from the installed `@service-sdk/emulator`, a `.cjs` file `require`s
+ * NodeNext) and run against the installed `@service-sdk/emulator` (a bundle) through `@service-sdk/effect/testing`'s
+ * `Emulator.make`, a `.cjs` file `require`s
  * `service-sdk/promise`, and `npm ls` shows one copy of `effect`. `publint` and `attw --pack --profile esm-only`
  * check each package as published.
  */
@@ -192,7 +193,7 @@ describe("consumer: the packed packages in a fresh project", () => {
       join(app, "main.ts"),
       [
         'import { NodeHttpClient } from "@effect/platform-node"',
-        'import { Emulator } from "@service-sdk/emulator"',
+        'import { Emulator } from "@service-sdk/effect/testing"',
         'import { RedisTokenCache } from "@service-sdk/redis"',
         'import { Effect, Layer } from "effect"',
         'import { Redis } from "ioredis"',

@@ -8,7 +8,7 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Emulator } from "@service-sdk/emulator"
+import { Emulator } from "@service-sdk/effect/testing"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { noneIfEmpty } from "./WebApp.js"

@@ -2,7 +2,9 @@
  * Bundles the CLI's bin for start-up time: one minified ES module plus chunks that load when a command runs
  * (`commands.ts` imports the handlers lazily), instead of the ~500 modules `node` would otherwise resolve and load.
  * Built from the TypeScript sources of the workspace (the "source" export condition); `tsc -b` type-checks them.
- * The library packages ship unbundled; only this bin is bundled.
+ * Everything the CLI runs is inside (Effect 3, `@effect/cli`, the SDK, the emulator): the package has no dependency
+ * and no peer, so it installs beside Effect 3, Effect 4 or none (DESIGN.md section 9). Its plain entry
+ * (`src/index.ts`: `help`) is bundled too, into `dist/index.js` (replacing `tsc`'s, which imports Effect).
  */
 import { mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
@@ -43,6 +45,26 @@ for (const file of [...written.filter((file) => file !== "bin.js"), "bin.js"]) {
   renameSync(join(staging, file), join(outdir, file))
 }
 rmSync(staging, { recursive: true, force: true })
+
+// the plain entry: one module, built aside and renamed in
+const indexStaging = join(cli, "dist", `index.js.tmp-${process.pid}`)
+await build({
+  absWorkingDir: cli,
+  entryPoints: ["src/index.ts"],
+  outfile: indexStaging,
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  minify: true,
+  conditions: ["source"],
+  banner: { js: 'import{createRequire as __cr}from"node:module";const require=__cr(import.meta.url);' },
+  legalComments: "none",
+  logLevel: "warning"
+})
+renameSync(indexStaging, join(cli, "dist", "index.js"))
+rmSync(join(cli, "dist", "index.js.map"), { force: true })
+
 if (process.argv.includes("--clean")) {
   const kept = new Set(written)
   for (const file of readdirSync(join(outdir, "chunks"))) {

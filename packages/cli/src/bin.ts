@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { defaultTeardown } from "@effect/platform/Runtime"
-import { main } from "./index.js"
+import { main } from "./internal/main.js"
 import { signalExitCode } from "./internal/terminal.js"
 
 // Ctrl-C interrupts the command (runMain's own handler); the exit code then says so (130), so `login && next` stops.

@@ -68,7 +68,9 @@ describe("login's files", () => {
     expect(saved.mode & 0o777).toBe(0o600)
     expect(JSON.parse(readFileSync(`${cache}.client.json`, "utf8"))).toEqual({
       client_id: emulator.clientId,
-      public_client: false
+      public_client: false,
+      auth_url: emulator.authUrl,
+      api_url: emulator.apiUrl
     })
     // no temp file left behind
     expect(readdirSync(dir).sort()).toEqual(["tokens.json", "tokens.json.client.json", "victim.txt"])

@@ -58,7 +58,9 @@ describe("login with PKCE, as a confidential or a public client", () => {
     const saved = JSON.parse(readFileSync(cache, "utf8"))
     expect(JSON.parse(readFileSync(`${cache}.client.json`, "utf8"))).toEqual({
       client_id: emulator.publicClientId,
-      public_client: true
+      public_client: true,
+      auth_url: emulator.authUrl,
+      api_url: emulator.apiUrl
     })
     expect(statSync(`${cache}.client.json`).mode & 0o777).toBe(0o600)
 

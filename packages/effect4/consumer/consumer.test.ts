@@ -1,9 +1,11 @@
 /**
  * The Effect 4 line's consumer test: what a user of a fresh Effect 4.1 app installs. `npm run pack`'s code packs both
  * lines; in a fresh project that depends on `effect@4.1.0`, the Effect 4 line's install line is run as printed (by
- * npm on the supported Node this project installs), with no warning; `npm ls` shows one copy of `effect`; the
- * client-credentials example of docs/effect4.md is type-checked and run against the emulator, and its testing
- * example runs under `@effect/vitest` 4 with the mock `HttpClient`.
+ * npm on the supported Node this project installs), with the packed emulator and CLI (bundles with no peer: issue 38
+ * item 3) beside it, with no warning; `npm ls` shows one copy of `effect`; the client-credentials example of
+ * docs/effect4.md is type-checked and run against the emulator, its testing example runs under `@effect/vitest` 4
+ * with the mock `HttpClient`, the app's own code is tested there against the installed emulator (`Emulator.start()`
+ * and `@service-sdk/effect/testing`'s `Emulator.layer()`), and the installed CLI's bin runs a command.
  */
 import { spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
@@ -14,7 +16,10 @@ import { type RunningEmulator, startEmulator } from "../service-sdk/test/support
 
 const root = join(import.meta.dirname, "..", "..", "..")
 /** What `scripts/pack.mjs --json` prints (and writes to its folder's packages.json): the Effect 4 line's part. */
-type Packed = { readonly effect4: { readonly install: string; readonly tarballs: Record<string, string> } }
+type Packed = {
+  readonly tarballs: Record<string, string>
+  readonly effect4: { readonly install: string; readonly tarballs: Record<string, string> }
+}
 const effect4 = join(root, "packages", "effect4")
 const node = process.execPath
 /** The machine's npm, run by this Node (so npm judges `engines` against the Node the app runs on). */
@@ -51,6 +56,8 @@ const docBlocks = () =>
 let app = ""
 let installOutput = ""
 let tarballs: Record<string, string> = {}
+/** The emulator's and the CLI's tarballs: bundles, one for both lines. */
+let bundles: Record<string, string> = {}
 let emulator: RunningEmulator
 
 beforeAll(async () => {
@@ -67,6 +74,10 @@ beforeAll(async () => {
   }
   expect(Object.keys(packed.effect4.tarballs)).toEqual(["@service-sdk/effect", "@service-sdk/redis"])
   tarballs = packed.effect4.tarballs
+  bundles = {
+    "@service-sdk/emulator": packed.tarballs["@service-sdk/emulator"]!,
+    "@service-sdk/cli": packed.tarballs["@service-sdk/cli"]!
+  }
 
   app = join(dir, "app")
   mkdirSync(join(app, "test"), { recursive: true })
@@ -85,7 +96,7 @@ beforeAll(async () => {
   const base = await npm(["install", "--no-audit", "--no-fund"], app)
   if (base.status !== 0) throw new Error(`npm install failed:\n${base.output}`)
   const [, , ...files] = packed.effect4.install.split(" ")
-  const install = await npm(["install", "--no-audit", "--no-fund", ...files], app)
+  const install = await npm(["install", "--no-audit", "--no-fund", ...files, ...Object.values(bundles)], app)
   installOutput = install.output
   if (install.status !== 0) throw new Error(`installing the tarballs failed:\n${install.output}`)
   emulator = await startEmulator()
@@ -96,7 +107,7 @@ afterAll(async () => {
 })
 
 describe("a fresh Effect 4.1 app installs the Effect 4 line", () => {
-  it("installs the tarballs with no warning, and keeps one copy of effect (4.1.0)", async () => {
+  it("installs the tarballs, the emulator and the CLI with no warning, and keeps one copy of effect (4.1.0)", async () => {
     expect(installOutput).not.toMatch(/warn|ERESOLVE|peer/i)
     const ls = await npm(["ls", "effect", "--all", "--json"], app)
     const versions = new Set<string>()
@@ -112,7 +123,14 @@ describe("a fresh Effect 4.1 app installs the Effect 4 line", () => {
       readFileSync(join(app, "node_modules", "@service-sdk", "effect", "package.json"), "utf8")
     )
     expect(installed.version).toMatch(/^2\./)
-    expect(installed.peerDependencies).toEqual({ effect: "^4.1.0" })
+    expect(installed.peerDependencies).toEqual({ effect: "^4.1.0", "@service-sdk/emulator": "^1.0.0" })
+    expect(installed.peerDependenciesMeta).toEqual({ "@service-sdk/emulator": { optional: true } })
+    // the emulator and the CLI bring nothing: no dependency, no peer (their Effect 3 is inside the bundle)
+    for (const name of Object.keys(bundles)) {
+      const manifest = JSON.parse(readFileSync(join(app, "node_modules", ...name.split("/"), "package.json"), "utf8"))
+      expect(manifest.dependencies ?? {}, name).toEqual({})
+      expect(manifest.peerDependencies ?? {}, name).toEqual({})
+    }
   })
 
   it("type-checks and runs docs/effect4.md's client-credentials example against the emulator", async () => {
@@ -150,6 +168,99 @@ describe("a fresh Effect 4.1 app installs the Effect 4 line", () => {
     const tested = await run(node, [join(app, "node_modules", "vitest", "vitest.mjs"), "run"], app)
     expect(tested.status, tested.output).toBe(0)
     expect(tested.output).toMatch(/1 passed/)
+  })
+
+  it("tests the app's own code against the installed emulator, under vitest 5 and @effect/vitest 4", async () => {
+    mkdirSync(join(app, "src"), { recursive: true })
+    // the app's code: what it asks the Service, on the SDK's client
+    writeFileSync(
+      join(app, "src", "albums.ts"),
+      [
+        'import { ServiceClient } from "@service-sdk/effect"',
+        'import { Effect } from "effect"',
+        "",
+        "export const albumTitle = (id: string) =>",
+        "  Effect.gen(function* () {",
+        "    const client = yield* ServiceClient",
+        "    const album = yield* client.albums.get(id)",
+        '    return album.name + " (" + album.tracks.items.length + " tracks)"',
+        "  })",
+        ""
+      ].join("\n")
+    )
+    writeFileSync(
+      join(app, "test", "albums.emulator.test.ts"),
+      [
+        'import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"',
+        'import { ServiceClient } from "@service-sdk/effect"',
+        'import { Emulator as EmulatorLayer } from "@service-sdk/effect/testing"',
+        'import { Emulator, type EmulatorHandle } from "@service-sdk/emulator"',
+        'import { Effect, Layer } from "effect"',
+        'import { FetchHttpClient } from "effect/http"',
+        'import { albumTitle } from "../src/albums.ts"',
+        "",
+        "let emulator: EmulatorHandle",
+        "beforeAll(async () => {",
+        "  emulator = await Emulator.start()",
+        "})",
+        "afterAll(() => emulator.close())",
+        "",
+        'describe("albumTitle", () => {',
+        '  it.live("against Emulator.start()", () =>',
+        "    Effect.gen(function* () {",
+        '      const title = yield* albumTitle("6akEvsycLGftJxYudPjmqK")',
+        "      expect(title).toMatch(/\\(\\d+ tracks\\)$/)",
+        "      const stats = yield* Effect.promise(() => emulator.stats())",
+        "      expect(stats.tokenRequests.client_credentials).toBe(1)",
+        "    }).pipe(",
+        "      Effect.provide(",
+        "        Layer.suspend(() =>",
+        "          ServiceClient.layerClientCredentials({",
+        "            clientId: emulator.clientId,",
+        "            clientSecret: emulator.clientSecret,",
+        "            authUrl: emulator.authUrl,",
+        "            apiUrl: emulator.apiUrl",
+        "          })",
+        "        ).pipe(Layer.provide(FetchHttpClient.layer))",
+        "      )",
+        "    )",
+        "  )",
+        "",
+        '  it.live("against @service-sdk/effect/testing\'s Emulator.layer()", () =>',
+        "    Effect.gen(function* () {",
+        '      const title = yield* albumTitle("6akEvsycLGftJxYudPjmqK")',
+        "      expect(title).toMatch(/tracks\\)$/)",
+        "      const stats = yield* (yield* EmulatorLayer).stats",
+        "      expect(stats.apiRequests.total).toBe(1)",
+        "    }).pipe(",
+        "      Effect.provide(",
+        "        ServiceClient.layerClientCredentials().pipe(",
+        "          Layer.provideMerge(EmulatorLayer.layer()),",
+        "          Layer.provide(FetchHttpClient.layer)",
+        "        )",
+        "      )",
+        "    )",
+        "  )",
+        "})",
+        ""
+      ].join("\n")
+    )
+    const tested = await run(node, [join(app, "node_modules", "vitest", "vitest.mjs"), "run", "albums.emulator"], app)
+    expect(tested.status, tested.output).toBe(0)
+    expect(tested.output).toMatch(/2 passed/)
+    // the emulator's own runtime (Effect 3, inside its bundle) prints nothing into the app's output
+    expect(tested.output).not.toMatch(/Executing an Effect versioned|level=WARN|WARN \(#/)
+  })
+
+  it("runs the installed CLI's bin (its own Effect 3 inside): a token from its embedded emulator", async () => {
+    const bin = join(app, "node_modules", ".bin", "service-sdk")
+    const help = await run(node, [bin, "--help"], app)
+    expect(help.status, help.output).toBe(0)
+    expect(help.output).toContain("whoami")
+    const token = await run(node, [bin, "token", "--emulator"], app)
+    expect(token.status, token.output).toBe(0)
+    expect(token.stdout).toMatch(/\S/)
+    expect(token.output).not.toMatch(/WARN|ERROR \(#/)
   })
 
   // as the Effect 3 line's consumer test checks its packages (the root's publint and attw)

@@ -2,21 +2,14 @@
  * A local emulator of the Service: the accounts service (`POST /api/token`, `GET /authorize`) and the data API
  * (`/v1`) on one loopback HTTP server, with fault injection and request statistics for tests and benchmarks.
  *
+ * The published package is a bundle with no dependency and no peer (it carries the runtime it runs on), so it
+ * installs beside Effect 3, Effect 4 or no Effect at all; its API is plain: {@link Emulator.start} gives a running
+ * emulator for Promise code. Effect programs get it as a layer from their own line's `@service-sdk/effect/testing`
+ * (`Emulator.layer`).
+ *
  * @since 1.0.0
  */
-import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import type * as Scope from "effect/Scope"
-import type { EmulatorError } from "./EmulatorError.js"
 import * as internal from "./internal/emulator.js"
-
-export {
-  /**
-   * @since 1.0.0
-   */
-  EmulatorError
-} from "./EmulatorError.js"
 
 /**
  * A registered OAuth client.
@@ -53,7 +46,7 @@ export interface PlaybackState {
 }
 
 /**
- * Options of `Emulator.start` / `Emulator.make`: the port, registered clients, token lifetime, refresh-token rotation, automatic consent and PKCE enforcement.
+ * Options of `Emulator.start` (and of `Emulator.layer` in `@service-sdk/effect/testing`): the port, registered clients, token lifetime, refresh-token rotation, automatic consent and PKCE enforcement.
  *
  * @since 1.0.0
  * @category models
@@ -153,7 +146,7 @@ export interface Fault {
 }
 
 /**
- * Who to sign in with {@link Emulator.Service.signIn}.
+ * Who to sign in with {@link EmulatorHandle.signIn}.
  *
  * @since 1.0.0
  * @category models
@@ -173,7 +166,7 @@ export interface SignInOptions {
 }
 
 /**
- * The tokens {@link Emulator.Service.signIn} issues, as the token endpoint would answer them.
+ * The tokens {@link EmulatorHandle.signIn} issues, as the token endpoint would answer them.
  *
  * @since 1.0.0
  * @category models
@@ -255,25 +248,21 @@ export const defaultPublicClientId: string = internal.defaultPublicClientId
 export const localFileTrackId: string = internal.localFileTrackId
 
 /**
- * Starts an emulator in the current scope; closing the scope stops it.
+ * Starts an emulator for plain code on a free loopback port (or `options.port`). Call `close()` (or use
+ * `await using`) to stop it. Rejects with an `EmulatorError` for bad options or a port in use.
  *
- * @since 1.0.0
- * @category constructors
- */
-export const make: (options?: EmulatorOptions) => Effect.Effect<Emulator.Service, EmulatorError, Scope.Scope> =
-  internal.make
-
-/**
- * A layer that starts an emulator and stops it when the layer's scope closes.
+ * @example
+ * ```ts
+ * import { Emulator } from "@service-sdk/emulator"
  *
- * @since 1.0.0
- * @category layers
- */
-export const layer = (options?: EmulatorOptions): Layer.Layer<Emulator, EmulatorError> =>
-  Layer.scoped(Emulator, make(options))
-
-/**
- * Starts an emulator for plain code. Call `close()` (or use `await using`) to stop it.
+ * await using emulator = await Emulator.start({ autoApprove: true })
+ * const response = await fetch(`${emulator.authUrl}/api/token`, {
+ *   method: "POST",
+ *   headers: { authorization: `Basic ${btoa(`${emulator.clientId}:${emulator.clientSecret}`)}` },
+ *   body: new URLSearchParams({ grant_type: "client_credentials" })
+ * })
+ * console.log(response.status, await emulator.stats())
+ * ```
  *
  * @since 1.0.0
  * @category constructors
@@ -281,80 +270,35 @@ export const layer = (options?: EmulatorOptions): Layer.Layer<Emulator, Emulator
 export const start: (options?: EmulatorOptions) => Promise<EmulatorHandle> = internal.start
 
 /**
- * The running emulator.
+ * The emulator for plain code: {@link start} and the default clients' credentials.
  *
  * @since 1.0.0
- * @category tags
+ * @category constructors
  */
-export class Emulator extends Context.Tag("service-sdk/Emulator")<Emulator, Emulator.Service>() {
+export const Emulator: {
   /**
-   * Starts the emulator on a loopback port for the current scope (it stops when the scope closes).
-   *
-   * @example
-   * ```ts
-   * import { Emulator } from "@service-sdk/emulator"
-   * import { Effect } from "effect"
-   *
-   * const stats = Effect.gen(function* () {
-   *   const emulator = yield* Emulator.make({ tokenLifetime: 60 })
-   *   yield* emulator.injectFault({ target: "token", count: 1, status: 503 })
-   *   return yield* emulator.stats
-   * }).pipe(Effect.scoped)
-   * ```
-   *
-   * @since 1.0.0
-   */
-  static readonly make = make
-  /**
-   * {@link Emulator.make} as a `Layer` of `Emulator`; the server stops when the layer is released.
-   *
-   * @since 1.0.0
-   */
-  static readonly layer = layer
-  /**
-   * Starts the emulator for plain (Promise) code; stop it with `close()` or `await using`.
+   * Starts an emulator for plain code on a free loopback port (or `options.port`); stop it with `close()` or
+   * `await using`. Rejects with an `EmulatorError` for bad options or a port in use.
    *
    * @example
    * ```ts
    * import { Emulator } from "@service-sdk/emulator"
    *
    * await using emulator = await Emulator.start({ autoApprove: true })
-   * const response = await fetch(`${emulator.authUrl}/api/token`, {
-   *   method: "POST",
-   *   headers: { authorization: `Basic ${btoa(`${emulator.clientId}:${emulator.clientSecret}`)}` },
-   *   body: new URLSearchParams({ grant_type: "client_credentials" })
-   * })
-   * console.log(response.status, await emulator.stats())
+   * await emulator.injectFault({ target: "api", count: 1, status: 503 })
+   * console.log(emulator.authUrl, await emulator.stats())
    * ```
-   *
-   * @since 1.0.0
    */
-  static readonly start = start
-  /**
-   * The default confidential client's id, `emulator-client`.
-   *
-   * @since 1.0.0
-   */
-  static readonly defaultClientId = defaultClientId
-  /**
-   * The default confidential client's secret, `emulator-secret`.
-   *
-   * @since 1.0.0
-   */
-  static readonly defaultClientSecret = defaultClientSecret
-  /**
-   * The public client's id, `emulator-public-client` (no secret; PKCE required).
-   *
-   * @since 1.0.0
-   */
-  static readonly defaultPublicClientId = defaultPublicClientId
-  /**
-   * The `trackId` of the local file in the fixtures (`null` ids, `is_local: true`).
-   *
-   * @since 1.0.0
-   */
-  static readonly localFileTrackId = localFileTrackId
-}
+  readonly start: (options?: EmulatorOptions) => Promise<EmulatorHandle>
+  /** the default confidential client's id, `emulator-client` */
+  readonly defaultClientId: string
+  /** the default confidential client's secret, `emulator-secret` */
+  readonly defaultClientSecret: string
+  /** the public client's id, `emulator-public-client` (no secret; PKCE required) */
+  readonly defaultPublicClientId: string
+  /** the `trackId` of the local file in the fixtures (`null` ids, `is_local: true`) */
+  readonly localFileTrackId: string
+} = { start, defaultClientId, defaultClientSecret, defaultPublicClientId, localFileTrackId }
 
 /**
  * @since 1.0.0
@@ -364,42 +308,10 @@ export declare namespace Emulator {
    * @since 1.0.0
    * @category models
    */
-  export interface Service {
-    /** `http://127.0.0.1:<port>` */
-    readonly authUrl: string
-    /** `http://127.0.0.1:<port>/v1` */
-    readonly apiUrl: string
-    readonly port: number
-    /** the default client's id, `emulator-client` */
-    readonly clientId: string
-    /** the default client's secret, `emulator-secret` */
-    readonly clientSecret: string
-    /** the public client's id, `emulator-public-client` (no secret; PKCE required) */
-    readonly publicClientId: string
-    readonly stats: Effect.Effect<Stats>
-    readonly injectFault: (fault: Fault) => Effect.Effect<void, EmulatorError>
-    readonly configure: (config: EmulatorConfig) => Effect.Effect<void, EmulatorError>
-    /** revokes an access or refresh token; succeeds with whether it was known */
-    readonly revoke: (token: string) => Effect.Effect<boolean>
-    /**
-     * Signs a user in as if they had approved the consent page and the code had been exchanged: a new grant with an
-     * access token and a refresh token for the default client. Not counted in `stats` (no request was made).
-     *
-     * @since 1.0.0
-     */
-    readonly signIn: (options: SignInOptions) => Effect.Effect<SignInTokens, EmulatorError>
-    /**
-     * Data API requests made with a valid user token, by that token's user id, since start or the last reset.
-     *
-     * @since 1.0.0
-     */
-    readonly apiRequestsByUser: Effect.Effect<Readonly<Record<string, number>>>
-    /** back to the start options: clears tokens, codes, faults, stats and library changes */
-    readonly reset: Effect.Effect<void>
-  }
+  export type Options = EmulatorOptions
   /**
    * @since 1.0.0
    * @category models
    */
-  export type Options = EmulatorOptions
+  export type Handle = EmulatorHandle
 }

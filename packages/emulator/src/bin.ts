@@ -8,7 +8,8 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { parseArgs } from "node:util"
-import { Emulator, type EmulatorOptions } from "./Emulator.js"
+import type { EmulatorOptions } from "./Emulator.js"
+import { Emulator } from "./internal/effectApi.js"
 import { EmulatorError } from "./EmulatorError.js"
 
 const USAGE = `Usage: service-sdk-emulator [options]
@@ -78,7 +79,9 @@ const parseOptions = (argv: ReadonlyArray<string>): Effect.Effect<EmulatorOption
         continue
       }
       if (colon <= 0 || colon === client.length - 1) {
-        return yield* new EmulatorError({ message: `--client must look like id:secret (or id), got ${client}` })
+        return yield* Effect.fail(
+          new EmulatorError({ message: `--client must look like id:secret (or id), got ${client}` })
+        )
       }
       clients.push({ clientId: client.slice(0, colon), clientSecret: client.slice(colon + 1) })
     }

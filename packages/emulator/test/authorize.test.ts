@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
-import { Emulator } from "../src/index.js"
+import { Emulator } from "../src/internal/effectApi.js"
 import { approve, authorizeUrl, decide, REDIRECT_URI, request, requestIdOf, tokenRequest } from "./utils.js"
 
 describe("authorize (consent page)", () => {

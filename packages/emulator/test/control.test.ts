@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Emulator, EmulatorError } from "../src/index.js"
+import { Emulator, EmulatorError } from "../src/internal/effectApi.js"
 import { isLoopbackAddress } from "../src/internal/http.js"
 import { ALBUM_ID, api, approve, clientCredentials, request, tokenRequest, userToken } from "./utils.js"
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Http from "node:http"
-import { Emulator } from "../src/index.js"
+import { Emulator } from "../src/internal/effectApi.js"
 import { isLoopbackHost } from "../src/internal/http.js"
 import { request } from "./utils.js"
 

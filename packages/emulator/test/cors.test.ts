@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { Emulator } from "../src/index.js"
+import { Emulator } from "../src/internal/effectApi.js"
 import { clientCredentials, form, request } from "./utils.js"
 
 const ORIGIN = "http://127.0.0.1:5173"

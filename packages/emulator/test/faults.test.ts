@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { Emulator } from "../src/index.js"
+import { Emulator } from "../src/internal/effectApi.js"
 import { ALBUM_ID, api, clientCredentials, request, tokenRequest } from "./utils.js"
 
 const postFault = (emulator: Emulator.Service, fault: unknown) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { createHash, randomBytes } from "node:crypto"
-import { Emulator } from "../src/index.js"
+import { Emulator } from "../src/internal/effectApi.js"
 import { approve, basic, REDIRECT_URI, request, tokenRequest } from "./utils.js"
 
 const PUBLIC = "emulator-public-client"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Emulator } from "@service-sdk/emulator"
+import { Emulator } from "../src/internal/effectApi.js"
 import * as Effect from "effect/Effect"
 import { tokenRequest } from "./utils.js"
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Http from "node:http"
-import { Emulator } from "../src/index.js"
+import { Emulator } from "../src/internal/effectApi.js"
 import { requestLine } from "../src/internal/http.js"
 import { authorizeUrl, clientCredentials, request, REDIRECT_URI, tokenRequest } from "./utils.js"
 

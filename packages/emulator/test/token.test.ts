@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { Emulator } from "../src/index.js"
+import { Emulator } from "../src/internal/effectApi.js"
 import { approve, basic, form, REDIRECT_URI, request, tokenRequest, userToken } from "./utils.js"
 
 describe("token endpoint", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { Emulator, EmulatorError } from "../src/index.js"
+import { Emulator, EmulatorError } from "../src/internal/effectApi.js"
 import { api, authorizeUrl, form, REDIRECT_URI, request, requestIdOf, tokenRequest } from "./utils.js"
 
 const FORM = "application/x-www-form-urlencoded"

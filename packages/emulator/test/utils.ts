@@ -1,5 +1,5 @@
 import * as Effect from "effect/Effect"
-import type { Emulator } from "../src/Emulator.js"
+import type { Emulator } from "../src/internal/effectApi.js"
 
 export interface Reply {
   readonly status: number

@@ -1,6 +1,7 @@
 /**
  * Test helpers for programs built on service-sdk: a fixed-token provider and a scriptable, request-recording mock
- * `HttpClient`, so tests need no network.
+ * `HttpClient`, so tests need no network; valid bodies of every resource (`Fixtures`); and the emulator as a layer
+ * (`Emulator.layer`), for tests against a real HTTP peer.
  *
  * @since 1.0.0
  * @module @service-sdk/effect/testing
@@ -14,6 +15,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import type { EmulatorConfig, EmulatorOptions, Fault, SignInOptions, SignInTokens, Stats } from "@service-sdk/emulator"
+import * as emulator from "./internal/testing/emulator.js"
+import type { ConfigurationError } from "./ServiceError.js"
 import { TokenProvider } from "./TokenProvider.js"
 
 /**
@@ -241,3 +246,106 @@ export type {
   TrackBody,
   UserBody
 } from "./internal/testing/fixtures.js"
+
+/**
+ * The emulator (`@service-sdk/emulator`, installed beside this package: `npm install --save-dev
+ * @service-sdk/emulator`) as a service of this line. {@link Emulator.layer} starts it on a free loopback port for
+ * the layer's lifetime and points the SDK at it: `SERVICE_SDK_AUTH_URL`, `SERVICE_SDK_API_URL`,
+ * `SERVICE_SDK_CLIENT_ID` and `SERVICE_SDK_CLIENT_SECRET` read (through `Config`) as the emulator's URLs and default
+ * client, ahead of the environment, so `ServiceClient.layerClientCredentials()` needs no option. Its control surface
+ * (faults, stats, sign-ins) is on the service.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { ServiceClient } from "@service-sdk/effect"
+ * import { Emulator } from "@service-sdk/effect/testing"
+ * import { Effect, Layer } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const client = yield* ServiceClient
+ *   const album = yield* client.albums.get("6akEvsycLGftJxYudPjmqK")
+ *   const emulator = yield* Emulator
+ *   return { album: album.name, tokenRequests: (yield* emulator.stats).tokenRequests.total }
+ * })
+ *
+ * const TestLayer = ServiceClient.layerClientCredentials().pipe(
+ *   Layer.provideMerge(Emulator.layer()),
+ *   Layer.provide(NodeHttpClient.layerUndici)
+ * )
+ * Effect.runPromise(program.pipe(Effect.provide(TestLayer)))
+ * ```
+ *
+ * @since 1.0.0
+ * @category tags
+ */
+export class Emulator extends Context.Tag("service-sdk/testing/Emulator")<Emulator, Emulator.Service>() {
+  /**
+   * Starts the emulator in the current scope (it stops when the scope closes). Bad options, a port in use or a
+   * missing `@service-sdk/emulator` are a ConfigurationError.
+   *
+   * @since 1.0.0
+   */
+  static make(options?: Emulator.Options): Effect.Effect<Emulator.Service, ConfigurationError, Scope.Scope> {
+    return emulator.make(options)
+  }
+
+  /**
+   * The emulator for the layer's lifetime, with the SDK's configuration pointed at it.
+   *
+   * @since 1.0.0
+   */
+  static layer(options?: Emulator.Options): Layer.Layer<Emulator, ConfigurationError> {
+    return Layer.unwrapScoped(
+      Effect.map(emulator.make(options), (service) =>
+        Layer.merge(Layer.succeed(Emulator, service), emulator.sdkConfigLayer(service))
+      )
+    )
+  }
+}
+
+/**
+ * @since 1.0.0
+ */
+export declare namespace Emulator {
+  /**
+   * The running emulator: its URLs and default clients, and its control surface as Effects.
+   *
+   * @since 1.0.0
+   * @category models
+   */
+  export interface Service {
+    /** `http://127.0.0.1:<port>` (token endpoint `/api/token`, consent page `/authorize`) */
+    readonly authUrl: string
+    /** `http://127.0.0.1:<port>/v1` */
+    readonly apiUrl: string
+    readonly port: number
+    /** the default confidential client's id, `emulator-client` */
+    readonly clientId: string
+    /** the default confidential client's secret, `emulator-secret` */
+    readonly clientSecret: string
+    /** the public client's id, `emulator-public-client` (no secret; PKCE required) */
+    readonly publicClientId: string
+    /** request counters since start or the last reset */
+    readonly stats: Effect.Effect<Stats>
+    /** a fault for the next `count` token or API requests; a bad fault is a ConfigurationError */
+    readonly injectFault: (fault: Fault) => Effect.Effect<void, ConfigurationError>
+    /** changes token lifetime, rotation, auto-approval, PKCE or playback while it runs */
+    readonly configure: (config: EmulatorConfig) => Effect.Effect<void, ConfigurationError>
+    /** revokes an access or refresh token; succeeds with whether it was known */
+    readonly revoke: (token: string) => Effect.Effect<boolean>
+    /** signs a user in as if they had approved the consent page: their tokens, as the token endpoint answers them */
+    readonly signIn: (options: SignInOptions) => Effect.Effect<SignInTokens, ConfigurationError>
+    /** data API requests made with a valid user token, by user id */
+    readonly apiRequestsByUser: Effect.Effect<Readonly<Record<string, number>>>
+    /** back to the start options: clears tokens, codes, faults, stats and library changes */
+    readonly reset: Effect.Effect<void>
+  }
+  /**
+   * `Emulator.start`'s options (port, clients, token lifetime, rotation, auto-approval, PKCE, playback).
+   *
+   * @since 1.0.0
+   * @category models
+   */
+  export type Options = EmulatorOptions
+}

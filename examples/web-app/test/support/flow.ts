@@ -1,5 +1,5 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Emulator } from "@service-sdk/emulator"
+import { Emulator } from "@service-sdk/effect/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as WebApp from "../../src/WebApp.js"

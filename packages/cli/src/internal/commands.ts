@@ -47,7 +47,12 @@ export const tokenFlags = {
   reveal: flag(Options.boolean("reveal"), {
     usage: "--reveal",
     description: "print the whole token, alone on its line, for piping"
-  })
+  }),
+  user: flag(Options.boolean("user"), {
+    usage: "--user",
+    description: "the signed-in user's token (the saved login's, renewed as needed) instead of an app token"
+  }),
+  cache: cacheFlag
 }
 
 /** `login`'s options */
@@ -139,9 +144,9 @@ export const commandHelps: ReadonlyArray<CommandHelp> = [
   },
   {
     name: "token",
-    summary: "get an app token (client credentials) and print it masked",
+    summary: "get an app token (client credentials), or the signed-in user's (--user), and print it masked",
     options: helpOf(tokenFlags),
-    examples: [`${PROGRAM} token --emulator`, `${PROGRAM} token --reveal | pbcopy`]
+    examples: [`${PROGRAM} token --emulator`, `${PROGRAM} token --reveal | pbcopy`, `${PROGRAM} token --user`]
   },
   {
     name: "login",
@@ -157,6 +162,11 @@ export const commandHelps: ReadonlyArray<CommandHelp> = [
   {
     name: "whoami",
     summary: "show the signed-in user, renewing the saved token as needed",
+    description: [
+      "Uses the login `login` saved (its accounts service, API and client: no flag or environment needed in a new " +
+        "shell; flags and SERVICE_SDK_* variables override them). A confidential client's secret is never saved: " +
+        "without it the saved token serves while it is fresh."
+    ],
     options: helpOf(whoamiFlags)
   },
   {

@@ -2,7 +2,7 @@
  * `service-sdk demo`: the whole story against an embedded emulator, with readable output and a summary table.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Emulator } from "@service-sdk/emulator"
+import { Emulator } from "@service-sdk/effect/testing"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"

@@ -3,9 +3,10 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Emulator } from "@service-sdk/emulator"
+import { Emulator } from "@service-sdk/effect/testing"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -31,7 +32,7 @@ import { forgetLogin, loginPath, readLogin, saveLogin, secureCacheDirectory } fr
 import type { EmulatorFlags, LoginFlags, LogoutFlags, TokenFlags, WhoamiFlags } from "./commands.js"
 import { PROGRAM } from "./help.js"
 import { inDays, isFinalRefusal, iso } from "@service-sdk/shared/signInEnd"
-import { DEFAULT_AUTH_URL, publicClientFromEnv, resolveTarget } from "./target.js"
+import { DEFAULT_AUTH_URL, publicClientFromEnv, resolveTarget, sdkEnv } from "./target.js"
 import { oneLine } from "./terminal.js"
 
 const http = NodeHttpClient.layerUndici
@@ -42,41 +43,25 @@ const defaultCachePath = () =>
 export { demo }
 
 export const token = (flags: TokenFlags) =>
-  Effect.gen(function* () {
-    const target = yield* resolveTarget(flags)
-    yield* Effect.logDebug(`token: client credentials for ${target.clientId} at ${target.authUrl}`)
-    // one protocol step, nothing kept: the command prints the token and ends
-    const oauth = yield* OAuthClient.make({
-      clientId: target.clientId,
-      clientSecret: target.clientSecret,
-      authUrl: target.authUrl
-    })
-    const info = yield* oauth.clientCredentials({ scope: Option.getOrUndefined(flags.scope) })
-    // visible ASCII (RFC 6750 §2.1): the SDK refuses any other token response, so it is safe to print
-    const token = Redacted.value(info.accessToken)
-    const now = (yield* Clock.currentTimeMillis) / 1000
-    const expiresIn = Math.round(info.expiresAt - now)
-    yield* Effect.logDebug(`token: got an access token of ${token.length} characters, expiring in ${expiresIn} s`)
-    const shown = flags.reveal ? token : maskToken(token)
-    if (flags.json) {
-      yield* Console.log(
-        JSON.stringify({
-          access_token: shown,
-          token_type: "Bearer",
-          expires_at: Math.round(info.expiresAt),
-          expires_in: expiresIn,
-          ...(info.scope ? { scope: info.scope } : {})
+  flags.user
+    ? userToken(flags)
+    : Effect.gen(function* () {
+        const target = yield* resolveTarget(flags)
+        yield* Effect.logDebug(`token: client credentials for ${target.clientId} at ${target.authUrl}`)
+        // one protocol step, nothing kept: the command prints the token and ends
+        const oauth = yield* OAuthClient.make({
+          clientId: target.clientId,
+          clientSecret: target.clientSecret,
+          authUrl: target.authUrl
         })
-      )
-    } else if (flags.reveal) {
-      // the one place a raw token is printed: asked for explicitly, alone on stdout, for piping
-      yield* Console.log(token)
-    } else {
-      yield* Console.log(
-        `access token ${shown}, expires in ${expiresIn} s${info.scope ? `, scope: ${oneLine(info.scope)}` : ""}`
-      )
-    }
-  }).pipe(Effect.scoped, Effect.provide(http))
+        const info = yield* oauth.clientCredentials({ scope: Option.getOrUndefined(flags.scope) })
+        // visible ASCII (RFC 6750 §2.1): the SDK refuses any other token response, so it is safe to print
+        const token = Redacted.value(info.accessToken)
+        const now = (yield* Clock.currentTimeMillis) / 1000
+        const expiresIn = Math.round(info.expiresAt - now)
+        yield* Effect.logDebug(`token: got an access token of ${token.length} characters, expiring in ${expiresIn} s`)
+        yield* printToken(flags, token, { expiresIn, expiresAt: Math.round(info.expiresAt), scope: info.scope })
+      }).pipe(Effect.scoped, Effect.provide(http))
 
 export const login = (flags: LoginFlags) =>
   Effect.gen(function* () {
@@ -109,7 +94,16 @@ export const login = (flags: LoginFlags) =>
           ? { openBrowser: false, onAuthorizationUrl: (url) => Effect.asVoid(Effect.forkDaemon(visit(url))) }
           : {}
     ).pipe(Effect.provide(layer))
-    if (path !== undefined) yield* saveLogin(path, { clientId: target.clientId, publicClient: target.publicClient })
+    if (path !== undefined) {
+      // what whoami, token --user and logout need in a new shell (never the secret)
+      const apiUrl = target.apiUrl ?? Option.getOrUndefined(yield* sdkEnv("SERVICE_SDK_API_URL"))
+      yield* saveLogin(path, {
+        clientId: target.clientId,
+        publicClient: target.publicClient,
+        authUrl: target.authUrl,
+        apiUrl
+      })
+    }
     yield* Effect.logDebug(
       `login: signed in${path === undefined ? "" : `, tokens saved to ${path}`}; asking /me who it is`
     )
@@ -129,6 +123,126 @@ export const login = (flags: LoginFlags) =>
     }
   }).pipe(Effect.scoped)
 
+/** What `whoami` and `token --user` are given: the saved login's options. */
+type SessionFlags = Pick<
+  WhoamiFlags,
+  "authUrl" | "apiUrl" | "clientId" | "clientSecret" | "emulator" | "publicClient" | "cache"
+>
+
+/** A fresh token is one still good for this long (the SDK's default skew). */
+const FRESH_FOR_S = 30
+
+/**
+ * The saved login (`login`'s tokens and the client file beside them), ready to use in a new shell with no flag and
+ * no environment: its accounts service, API and client (flags and the environment override them), renewing the
+ * token as needed. A confidential client's secret is never saved: without `--client-secret` or
+ * `SERVICE_SDK_CLIENT_SECRET`, the saved token serves while it is fresh, and renewing it asks for the secret.
+ */
+const savedSession = (flags: SessionFlags) =>
+  Effect.gen(function* () {
+    const path = Option.getOrElse(flags.cache, defaultCachePath)
+    const fs = yield* FileSystem.FileSystem
+    const saved = yield* readLogin(path)
+    const publicClient =
+      flags.publicClient ||
+      (yield* publicClientFromEnv) ||
+      (saved?.publicClient === true && Option.isNone(flags.clientSecret))
+    // nothing saved: say so first (not which credentials are missing, which a new shell never has)
+    if (!(yield* fs.exists(path).pipe(Effect.orElseSucceed(() => false)))) {
+      return yield* new AuthenticationError({
+        message: `not signed in (no saved login at ${path}): run \`${PROGRAM} login\` first`
+      })
+    }
+    const target = yield* resolveTarget(flags, {}, { publicClient, saved, secretOptional: true })
+    yield* secureCacheDirectory(path)
+    const tokenCache = yield* TokenCache.file(path)
+    const client = ServiceClient.layer({ apiUrl: target.apiUrl })
+    if (!target.publicClient && target.clientSecret === undefined) {
+      const now = (yield* Clock.currentTimeMillis) / 1000
+      const entry = Option.filter(
+        yield* tokenCache.get,
+        (info) =>
+          info.expiresAt - FRESH_FOR_S > now &&
+          (info.clientId === undefined || info.clientId === target.clientId) &&
+          (info.authUrl === undefined || info.authUrl === target.authUrl)
+      )
+      if (Option.isNone(entry)) {
+        return yield* new AuthenticationError({
+          message:
+            `the saved token of ${target.clientId} at ${path} needs renewing, and a confidential client renews with ` +
+            `its secret, which is never saved: pass --client-secret or set SERVICE_SDK_CLIENT_SECRET (or sign in as a ` +
+            `public client: \`${PROGRAM} login --public-client\`)`
+        })
+      }
+      const context = yield* Layer.build(
+        client.pipe(Layer.provideMerge(TokenProvider.layerStatic(entry.value.accessToken)), Layer.provide(http))
+      )
+      return { path, target, tokenCache, context, provider: Option.none<AuthorizationCode.Service>() }
+    }
+    const context = yield* Layer.build(
+      client.pipe(
+        Layer.provideMerge(
+          AuthorizationCode.layer({
+            clientId: target.clientId,
+            clientSecret: target.clientSecret,
+            publicClient: target.publicClient,
+            authUrl: target.authUrl,
+            tokenCache,
+            refreshTokenLifetime: refreshTokenLifetimeOf(target.authUrl)
+          })
+        ),
+        Layer.provide(http)
+      )
+    )
+    return {
+      path,
+      target,
+      tokenCache,
+      context: context as Context.Context<ServiceClient | TokenProvider>,
+      provider: Option.some(Context.get(context, AuthorizationCode))
+    }
+  })
+
+/** Says a saved login's failures for the command line: nothing usable saved, or a refresh token refused for good. */
+const explainSessionErrors =
+  (session: Effect.Effect.Success<ReturnType<typeof savedSession>>) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>) =>
+    self.pipe(
+      // the provider serves no entry written for another client or accounts service (another emulator, the real
+      // one): "nothing usable is saved" (payload `no_token`), said for the command line
+      Effect.catchIf(
+        (error) =>
+          typeof error === "object" &&
+          error !== null &&
+          (error as { _tag?: unknown })._tag === "AuthenticationError" &&
+          (error as unknown as AuthenticationError).payload?.error === "no_token",
+        () =>
+          Effect.flatMap(session.tokenCache.get, (saved) => {
+            const loggedInAt = Option.getOrUndefined(Option.flatMapNullable(saved, (entry) => entry.authUrl))
+            return new AuthenticationError({
+              message:
+                loggedInAt !== undefined && loggedInAt !== session.target.authUrl
+                  ? `the saved login at ${session.path} is for ${loggedInAt}, not ${session.target.authUrl}: pass --auth-url ${loggedInAt} (or set SERVICE_SDK_AUTH_URL), or run \`${PROGRAM} login\` again`
+                  : `not signed in: the saved login at ${session.path} has no usable token for ${session.target.clientId}: run \`${PROGRAM} login\` again`
+            })
+          })
+      ),
+      // a refresh token refused for good (the sign-in ended, or it was revoked): name the command at once
+      Effect.catchIf(
+        (error): error is E & AuthenticationError =>
+          typeof error === "object" &&
+          error !== null &&
+          (error as { _tag?: unknown })._tag === "AuthenticationError" &&
+          isFinalRefusal(error as unknown as AuthenticationError),
+        (error) =>
+          new AuthenticationError({
+            message: `${error.message}: run \`${PROGRAM} login\``,
+            status: error.status,
+            payload: error.payload
+          })
+      )
+    )
+
 export const whoami = (flags: WhoamiFlags) =>
   Effect.gen(function* () {
     if (flags.emulator) {
@@ -138,68 +252,15 @@ export const whoami = (flags: WhoamiFlags) =>
           `another terminal, then the login and whoami commands it prints`
       })
     }
-    const path = Option.getOrElse(flags.cache, defaultCachePath)
-    const fs = yield* FileSystem.FileSystem
-    // the login remembers its client: a public client refreshes without a secret, with no flag needed again
-    const saved = yield* readLogin(path)
-    const publicClient =
-      flags.publicClient ||
-      (yield* publicClientFromEnv) ||
-      (saved?.publicClient === true && Option.isNone(flags.clientSecret))
-    const target = yield* resolveTarget(flags, {}, { publicClient, savedClientId: saved?.clientId })
-    if (!(yield* fs.exists(path).pipe(Effect.orElseSucceed(() => false)))) {
-      return yield* new AuthenticationError({
-        message: `not signed in (no saved login at ${path}): run \`${PROGRAM} login\` first`
-      })
-    }
-    yield* secureCacheDirectory(path)
-    const tokenCache = yield* TokenCache.file(path)
-    const layer = ServiceClient.layer({ apiUrl: target.apiUrl }).pipe(
-      Layer.provideMerge(
-        AuthorizationCode.layer({
-          clientId: target.clientId,
-          clientSecret: target.clientSecret,
-          publicClient: target.publicClient,
-          authUrl: target.authUrl,
-          tokenCache,
-          refreshTokenLifetime: refreshTokenLifetimeOf(target.authUrl)
-        })
-      ),
-      Layer.provide(http)
+    const session = yield* savedSession(flags)
+    yield* Effect.logDebug(
+      `whoami: the saved login at ${session.path}, GET ${session.target.apiUrl ?? "the default API"}/me`
     )
-    yield* Effect.logDebug(`whoami: the saved login at ${path}, GET ${target.apiUrl ?? "the default API"}/me`)
     const { me, endsAt } = yield* Effect.gen(function* () {
       const me = yield* Effect.flatMap(ServiceClient, (client) => client.users.me)
-      const endsAt = yield* Effect.flatMap(AuthorizationCode, (provider) => provider.signInEndsAt)
+      const endsAt = Option.isSome(session.provider) ? yield* session.provider.value.signInEndsAt : Option.none<Date>()
       return { me, endsAt }
-    }).pipe(
-      // the provider serves no entry written for another client or accounts service (another emulator, the real
-      // one): "nothing usable is saved" (payload `no_token`), said for the command line
-      Effect.catchIf(
-        (error) => error._tag === "AuthenticationError" && error.payload?.error === "no_token",
-        () =>
-          Effect.flatMap(Effect.zip(AuthorizationCode, tokenCache.get), ([provider, saved]) => {
-            const loggedInAt = Option.getOrUndefined(Option.flatMapNullable(saved, (entry) => entry.authUrl))
-            return new AuthenticationError({
-              message:
-                loggedInAt !== undefined && loggedInAt !== provider.authUrl
-                  ? `the saved login at ${path} is for ${loggedInAt}, not ${provider.authUrl}: pass --auth-url ${loggedInAt} (or set SERVICE_SDK_AUTH_URL), or run \`${PROGRAM} login\` again`
-                  : `not signed in: the saved login at ${path} has no usable token for ${target.clientId}: run \`${PROGRAM} login\` again`
-            })
-          })
-      ),
-      // a refresh token refused for good (the sign-in ended, or it was revoked): name the command at once
-      Effect.catchIf(
-        (error): error is AuthenticationError => error._tag === "AuthenticationError" && isFinalRefusal(error),
-        (error) =>
-          new AuthenticationError({
-            message: `${error.message}: run \`${PROGRAM} login\``,
-            status: error.status,
-            payload: error.payload
-          })
-      ),
-      Effect.provide(layer)
-    )
+    }).pipe(explainSessionErrors(session), Effect.provide(session.context))
     // server-supplied text: one line, no control characters
     yield* Console.log(oneLine(`Logged in as ${describeUser(me)}`))
     if (Option.isSome(endsAt)) {
@@ -209,6 +270,64 @@ export const whoami = (flags: WhoamiFlags) =>
       yield* Console.log(`sign-in ends ${iso(end)} (${inDays(end, now)}; then run \`${PROGRAM} login\` again)`)
     }
   }).pipe(Effect.scoped)
+
+/** `token --user`: the signed-in user's access token (the saved login's, renewed as needed), masked unless --reveal. */
+const userToken = (flags: TokenFlags) =>
+  Effect.gen(function* () {
+    if (flags.emulator) {
+      return yield* new ConfigurationError({
+        message:
+          `token --user --emulator would ask a new, empty emulator, which knows no login. Run \`${PROGRAM} emulator\` ` +
+          `in another terminal, then the login command it prints`
+      })
+    }
+    const session = yield* savedSession({ ...flags, publicClient: false })
+    const token = yield* Effect.flatMap(TokenProvider, (provider) => provider.getAccessToken).pipe(
+      explainSessionErrors(session),
+      Effect.provide(session.context)
+    )
+    const entry = Option.filter(
+      yield* session.tokenCache.get.pipe(Effect.orElseSucceed(() => Option.none())),
+      (info) => Redacted.value(info.accessToken) === Redacted.value(token)
+    )
+    const now = (yield* Clock.currentTimeMillis) / 1000
+    yield* printToken(flags, Redacted.value(token), {
+      expiresIn: Option.getOrUndefined(Option.map(entry, (info) => Math.round(info.expiresAt - now))),
+      expiresAt: Option.getOrUndefined(Option.map(entry, (info) => Math.round(info.expiresAt))),
+      scope: Option.getOrUndefined(Option.flatMapNullable(entry, (info) => info.scope))
+    })
+  }).pipe(Effect.scoped)
+
+/** Prints a token as `token` does: masked, whole (`--reveal`, alone on stdout for piping) or as JSON. */
+const printToken = (
+  flags: Pick<TokenFlags, "json" | "reveal">,
+  token: string,
+  info: {
+    readonly expiresIn: number | undefined
+    readonly expiresAt: number | undefined
+    readonly scope: string | undefined
+  }
+) => {
+  const shown = flags.reveal ? token : maskToken(token)
+  if (flags.json) {
+    return Console.log(
+      JSON.stringify({
+        access_token: shown,
+        token_type: "Bearer",
+        ...(info.expiresAt === undefined ? {} : { expires_at: info.expiresAt }),
+        ...(info.expiresIn === undefined ? {} : { expires_in: info.expiresIn }),
+        ...(info.scope ? { scope: info.scope } : {})
+      })
+    )
+  }
+  // the one place a raw token is printed: asked for explicitly, alone on stdout, for piping
+  if (flags.reveal) return Console.log(token)
+  return Console.log(
+    `access token ${shown}${info.expiresIn === undefined ? "" : `, expires in ${info.expiresIn} s`}${
+      info.scope ? `, scope: ${oneLine(info.scope)}` : ""
+    }`
+  )
+}
 
 /**
  * How long a sign-in lasts on the Service: a refresh token ends 180 days after the user signed in, and refreshing

@@ -1,6 +1,7 @@
 /**
- * What `login` remembers beside the token cache, so that `whoami` refreshes the way the login signed in: the client
- * id and whether it is a public client (no secret). No secret is ever written here. Written like the token cache
+ * What `login` remembers beside the token cache, so that `whoami`, `token --user` and `logout` work in a new shell
+ * with no flag and no environment (DESIGN.md section 9, CLI): the accounts service and API URLs, the client id and
+ * whether it is a public client (no secret). Flags and the environment override it. No secret is ever written here. Written like the token cache
  * itself: an exclusive temp file (never through a file or link someone placed there), mode 0600, renamed over the
  * target; in a directory nobody else may write.
  */
@@ -14,6 +15,10 @@ import { ConfigurationError, TokenCache } from "@service-sdk/effect"
 export interface SavedLogin {
   readonly clientId: string
   readonly publicClient: boolean
+  /** the accounts service signed in to (absent in a file of an older CLI) */
+  readonly authUrl?: string | undefined
+  /** the data API, when the login named one (flag or environment) */
+  readonly apiUrl?: string | undefined
 }
 
 /** `<cache>.client.json`, next to the token cache file. */
@@ -62,12 +67,28 @@ export const secureCacheDirectory = (cachePath: string): Effect.Effect<void, Con
 export const saveLogin = (cachePath: string, login: SavedLogin) =>
   TokenCache.writeFile(
     loginPath(cachePath),
-    `${JSON.stringify({ client_id: login.clientId, public_client: login.publicClient })}\n`
+    `${JSON.stringify({
+      client_id: login.clientId,
+      public_client: login.publicClient,
+      ...(login.authUrl === undefined ? {} : { auth_url: login.authUrl }),
+      ...(login.apiUrl === undefined ? {} : { api_url: login.apiUrl })
+    })}\n`
   ).pipe(Effect.catchAll((error) => Console.error(`warning: could not remember the login's client: ${error.message}`)))
 
 /** Forgets the previous login's client before a new sign-in (a failed login must not leave a stale one). */
 export const forgetLogin = (cachePath: string) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) => fs.remove(loginPath(cachePath))).pipe(Effect.ignore)
+
+/** A saved URL, when it is one (`http:` or `https:`); anything else is ignored. */
+const httpUrl = (value: unknown): string | undefined => {
+  if (typeof value !== "string") return undefined
+  try {
+    const url = new URL(value)
+    return url.protocol === "http:" || url.protocol === "https:" ? value : undefined
+  } catch {
+    return undefined
+  }
+}
 
 /** The saved login's client, or undefined when there is none, it is unreadable, or it is not a plain file (a link). */
 export const readLogin = (cachePath: string): Effect.Effect<SavedLogin | undefined> =>
@@ -79,9 +100,19 @@ export const readLogin = (cachePath: string): Effect.Effect<SavedLogin | undefin
     Effect.map((text): SavedLogin | undefined => {
       if (text === undefined) return undefined
       try {
-        const json = JSON.parse(text) as { readonly client_id?: unknown; readonly public_client?: unknown }
+        const json = JSON.parse(text) as {
+          readonly client_id?: unknown
+          readonly public_client?: unknown
+          readonly auth_url?: unknown
+          readonly api_url?: unknown
+        }
         return typeof json.client_id === "string" && json.client_id !== ""
-          ? { clientId: json.client_id, publicClient: json.public_client === true }
+          ? {
+              clientId: json.client_id,
+              publicClient: json.public_client === true,
+              authUrl: httpUrl(json.auth_url),
+              apiUrl: httpUrl(json.api_url)
+            }
           : undefined
       } catch {
         return undefined

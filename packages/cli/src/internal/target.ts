@@ -3,13 +3,14 @@
  * option/environment fallback, `OAuthClient.resolveClient`), or an embedded emulator (`--emulator`), started on a
  * free loopback port for the command's lifetime.
  */
-import { Emulator, type EmulatorError, type EmulatorOptions } from "@service-sdk/emulator"
+import { Emulator } from "@service-sdk/effect/testing"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import { ConfigurationError, OAuthClient } from "@service-sdk/effect"
+import type { SavedLogin } from "./login.js"
 
 /** `SERVICE_SDK_PUBLIC_CLIENT`: 1, true or yes turn it on. */
 export const publicClientFromEnv: Effect.Effect<boolean> = Config.option(
@@ -23,13 +24,29 @@ export const publicClientFromEnv: Effect.Effect<boolean> = Config.option(
 export const DEFAULT_AUTH_URL = "https://accounts.service.example"
 
 /**
- * How a command signs in, when it has a say: as a public client, and the client id remembered from the login (it
- * wins over `SERVICE_SDK_CLIENT_ID`: the saved tokens belong to that client; only `--client-id` overrides it).
+ * How a command signs in, when it has a say: as a public client; the login saved beside the tokens (its accounts
+ * service and API, used when neither a flag nor the environment names them; its client id, which only `--client-id`
+ * overrides: the saved tokens belong to that client); and whether a confidential
+ * client may go without its secret (`whoami`, `token --user`: a saved token that is still fresh needs none).
  */
 export interface ClientKind {
   readonly publicClient: boolean
-  readonly savedClientId?: string | undefined
+  readonly saved?: SavedLogin | undefined
+  readonly secretOptional?: boolean | undefined
 }
+
+/** An SDK environment variable, when set and not empty. */
+export const sdkEnv = (name: string): Effect.Effect<Option.Option<string>> =>
+  Config.option(Config.string(name)).pipe(
+    Effect.map(Option.filter((value) => value.trim() !== "")),
+    Effect.orElseSucceed(() => Option.none())
+  )
+
+/** The flag, else (when the environment does not name it: the SDK reads it then) the saved login's value. */
+const flagOrSaved = (flag: Option.Option<string>, env: string, saved: string | undefined) =>
+  Effect.map(sdkEnv(env), (set) =>
+    Option.getOrUndefined(Option.isSome(flag) || Option.isSome(set) ? flag : Option.fromNullable(saved))
+  )
 
 export interface TargetFlags {
   readonly authUrl: Option.Option<string>
@@ -45,7 +62,7 @@ export interface Target {
   readonly authUrl: string
   readonly apiUrl: string | undefined
   readonly clientId: string
-  /** None for a public client. */
+  /** None for a public client (and for a confidential one when the command can go without: `secretOptional`). */
   readonly clientSecret: Redacted.Redacted<string> | undefined
   readonly publicClient: boolean
   /** The embedded emulator, with `--emulator`. */
@@ -55,9 +72,9 @@ export interface Target {
 /** The connection settings of a command, starting an embedded emulator (scoped) with `--emulator`. */
 export const resolveTarget = (
   flags: TargetFlags,
-  emulatorOptions: EmulatorOptions = {},
+  emulatorOptions: Emulator.Options = {},
   kind: ClientKind = { publicClient: false }
-): Effect.Effect<Target, ConfigurationError | EmulatorError, Scope.Scope> =>
+): Effect.Effect<Target, ConfigurationError, Scope.Scope> =>
   Effect.gen(function* () {
     const { publicClient } = kind
     if (publicClient && Option.isSome(flags.clientSecret)) {
@@ -70,24 +87,26 @@ export const resolveTarget = (
       return {
         authUrl: emulator.authUrl,
         apiUrl: emulator.apiUrl,
-        clientId: Option.getOrElse(flags.clientId, () =>
-          publicClient ? Emulator.defaultPublicClientId : Emulator.defaultClientId
-        ),
+        clientId: Option.getOrElse(flags.clientId, () => (publicClient ? emulator.publicClientId : emulator.clientId)),
         clientSecret: publicClient
           ? undefined
-          : Option.getOrElse(flags.clientSecret, () => Redacted.make(Emulator.defaultClientSecret)),
+          : Option.getOrElse(flags.clientSecret, () => Redacted.make(emulator.clientSecret)),
         publicClient,
         emulator
       }
     }
     // the SDK's own fallback: the flag (or the saved login's client: it wins over SERVICE_SDK_CLIENT_ID, the saved
     // tokens belong to it), else the environment; a public client's secret is never read
+    const saved = kind.saved
     const resolved = yield* OAuthClient.resolveClient({
-      clientId: Option.getOrUndefined(Option.orElse(flags.clientId, () => Option.fromNullable(kind.savedClientId))),
+      // the saved client wins over SERVICE_SDK_CLIENT_ID (the saved tokens belong to it: a shell that exported the
+      // emulator's confidential client, then signed in as its public one, keeps working); --client-id overrides it
+      clientId: Option.getOrUndefined(Option.orElse(flags.clientId, () => Option.fromNullable(saved?.clientId))),
       clientSecret: Option.getOrUndefined(flags.clientSecret),
       publicClient,
-      authUrl: Option.getOrUndefined(flags.authUrl)
+      authUrl: yield* flagOrSaved(flags.authUrl, "SERVICE_SDK_AUTH_URL", saved?.authUrl)
     })
+    const apiUrl = yield* flagOrSaved(flags.apiUrl, "SERVICE_SDK_API_URL", saved?.apiUrl)
     const id = resolved.clientId
     if (publicClient) {
       if (Option.isNone(id)) {
@@ -98,7 +117,7 @@ export const resolveTarget = (
       }
       return {
         authUrl: resolved.authUrl,
-        apiUrl: Option.getOrUndefined(flags.apiUrl),
+        apiUrl,
         clientId: id.value,
         clientSecret: undefined,
         publicClient,
@@ -106,6 +125,16 @@ export const resolveTarget = (
       }
     }
     const secret = resolved.clientSecret
+    if (Option.isSome(id) && Option.isNone(secret) && kind.secretOptional === true) {
+      return {
+        authUrl: resolved.authUrl,
+        apiUrl,
+        clientId: id.value,
+        clientSecret: undefined,
+        publicClient,
+        emulator: undefined
+      }
+    }
     if (Option.isNone(id) || Option.isNone(secret)) {
       const missing = [
         ...(Option.isNone(id) ? ["--client-id / SERVICE_SDK_CLIENT_ID"] : []),
@@ -117,7 +146,7 @@ export const resolveTarget = (
     }
     return {
       authUrl: resolved.authUrl,
-      apiUrl: Option.getOrUndefined(flags.apiUrl),
+      apiUrl,
       clientId: id.value,
       clientSecret: secret.value,
       publicClient,

@@ -3,20 +3,18 @@ import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Http from "node:http"
-import { runPromise, startScoped } from "@service-sdk/effect/bridge"
-import type {
-  ClientRegistration,
-  Emulator,
-  EmulatorConfig,
-  EmulatorHandle,
-  EmulatorOptions,
-  Fault
-} from "../Emulator.js"
+import type { ClientRegistration, EmulatorConfig, EmulatorHandle, EmulatorOptions, Fault } from "../Emulator.js"
 import { EmulatorError } from "../EmulatorError.js"
+import type { Emulator } from "./effectApi.js"
 import { apiApp } from "./api.js"
 import { authorizeEndpoint, decisionEndpoint, redirectUriError } from "./authorize.js"
 import { makeCatalog } from "./catalog.js"
@@ -220,9 +218,55 @@ export const make = (options: EmulatorOptions = {}): Effect.Effect<Emulator.Serv
     return service
   })
 
+/**
+ * The rejection of a failed exit: its typed error (an `EmulatorError`), else the defect, else the squashed cause.
+ * (The package is a bundle of its own and does not import the SDK: this is the SDK bridge's rule, `squash`, for the
+ * two calls `start` makes.)
+ */
+const rejection = (cause: Cause.Cause<unknown>): unknown => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) return failure.value
+  const defect = Cause.dieOption(cause)
+  return Option.isSome(defect) ? defect.value : Cause.squash(cause)
+}
+
+const runPromise = <A, E>(effect: Effect.Effect<A, E>): Promise<A> =>
+  Effect.runPromiseExit(effect).then((exit) => {
+    if (Exit.isSuccess(exit)) return exit.value
+    throw rejection(exit.cause)
+  })
+
+/** Runs a scoped Effect in a scope of its own: its value and a `close()` (idempotent) that closes the scope. */
+const startScoped = async <A, E>(
+  effect: Effect.Effect<A, E, Scope.Scope>
+): Promise<{ readonly value: A; readonly close: () => Promise<void> }> => {
+  const scope = Effect.runSync(Scope.make())
+  const exit = await Effect.runPromiseExit(Scope.extend(effect, scope))
+  if (Exit.isFailure(exit)) {
+    await Effect.runPromise(Scope.close(scope, exit))
+    throw rejection(exit.cause)
+  }
+  let closed: Promise<void> | undefined
+  const close = (): Promise<void> => {
+    closed ??= Effect.runPromise(Scope.close(scope, Exit.void))
+    return closed
+  }
+  return { value: exit.value, close }
+}
+
+/**
+ * Plain code's emulator runs on the runtime bundled with it, beside the app's own Effect (another 3.x, a 4.x, or
+ * none): it prints no Effect log line into the app's output (its request lines go to `onRequest`), the runtime's
+ * "Executing an Effect versioned …" warning included.
+ */
+const quiet = Layer.mergeAll(
+  Layer.setVersionMismatchErrorLogLevel(Option.none()),
+  Logger.minimumLogLevel(LogLevel.None)
+)
+
 /** @internal */
 export const start = async (options: EmulatorOptions = {}): Promise<EmulatorHandle> => {
-  const { value: service, close } = await startScoped(make(options))
+  const { value: service, close } = await startScoped(make(options).pipe(Effect.provide(quiet)))
   return {
     authUrl: service.authUrl,
     apiUrl: service.apiUrl,

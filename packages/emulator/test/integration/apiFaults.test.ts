@@ -17,7 +17,7 @@ import {
   type ServiceClientError,
   TransportError
 } from "@service-sdk/effect"
-import type { Fault } from "../../src/index.js"
+import type { Fault } from "../../src/internal/effectApi.js"
 import { cachedRefreshToken, HttpLive, PLAYLIST_ID, statsSince, userSession } from "./harness.js"
 
 type ApiFault = Omit<Fault, "target">

@@ -4,7 +4,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { AuthorizationCode, authorizeLocal, ServiceClient, TokenCache, TokenProvider } from "@service-sdk/effect"
 import { ApiError, AsyncAuthorizationCode, AsyncServiceClient } from "@service-sdk/effect/promise"
-import { Emulator } from "../../src/index.js"
+import { Emulator } from "../../src/internal/effectApi.js"
 import {
   ALBUM_ID,
   authorizeCode,

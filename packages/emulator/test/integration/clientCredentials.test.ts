@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { ApiError, ClientCredentials, ServiceClient, TokenProvider } from "@service-sdk/effect"
-import { Emulator } from "../../src/index.js"
+import { Emulator } from "../../src/internal/effectApi.js"
 import { api } from "../utils.js"
 import { ALBUM_ID, HttpLive, statsSince } from "./harness.js"
 

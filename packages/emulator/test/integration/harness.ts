@@ -9,7 +9,7 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Net from "node:net"
 import { AuthorizationCode, ServiceClient, TokenCache, TokenProvider } from "@service-sdk/effect"
-import { Emulator, type EmulatorOptions, type Stats } from "../../src/index.js"
+import { Emulator, type EmulatorOptions, type Stats } from "../../src/internal/effectApi.js"
 import { request } from "../utils.js"
 
 export { ALBUM_ID, PLAYLIST_ID } from "../utils.js"

@@ -14,7 +14,7 @@ import {
   TokenProvider
 } from "@service-sdk/effect"
 import { AsyncAuthorizationCode } from "@service-sdk/effect/promise"
-import { Emulator } from "../../src/index.js"
+import { Emulator } from "../../src/internal/effectApi.js"
 import { api, tokenRequest } from "../utils.js"
 import {
   ALBUM_ID,

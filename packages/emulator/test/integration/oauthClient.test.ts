@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { OAuthClient, ServiceClient } from "@service-sdk/effect"
-import { Emulator } from "../../src/index.js"
+import { Emulator } from "../../src/internal/effectApi.js"
 import { request } from "../utils.js"
 import { HttpLive, REDIRECT_URI, statsSince, USER_SCOPES } from "./harness.js"
 

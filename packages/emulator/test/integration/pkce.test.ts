@@ -12,7 +12,7 @@ import * as Tracer from "effect/Tracer"
 import { inspect } from "node:util"
 import { AuthorizationCode, authorizeLocal, ServiceClient, TokenCache, TokenProvider } from "@service-sdk/effect"
 import { AsyncAuthorizationCode, tokenInfoToJson } from "@service-sdk/effect/promise"
-import { Emulator } from "../../src/index.js"
+import { Emulator } from "../../src/internal/effectApi.js"
 import { cachedRefreshToken, freePort, HttpLive, REDIRECT_URI, statsSince, USER_SCOPES } from "./harness.js"
 import { request } from "../utils.js"
 

@@ -13,7 +13,7 @@ import {
   AuthenticationError,
   type PromiseUserTokenCache
 } from "@service-sdk/effect/promise"
-import { Emulator, type EmulatorHandle } from "../../src/index.js"
+import { Emulator, type EmulatorHandle } from "../../src/internal/effectApi.js"
 
 /** A plain Promise store: one Map entry per user (`clear` is what `signOut` calls). */
 const mapStore = () => {

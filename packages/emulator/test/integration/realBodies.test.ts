@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Emulator } from "../../src/index.js"
+import { Emulator } from "../../src/internal/effectApi.js"
 import { HttpLive, PLAYLIST_ID, statsSince, userSession } from "./harness.js"
 
 describe("real bodies through the typed resources", () => {

@@ -15,7 +15,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
 import { inspect } from "node:util"
 import { AuthorizationCode, authorizeLocal, ClientCredentials, ServiceClient, TokenProvider } from "@service-sdk/effect"
-import { Emulator } from "../../src/index.js"
+import { Emulator } from "../../src/internal/effectApi.js"
 import { ALBUM_ID, freePort, providerOptions, userSession } from "./harness.js"
 
 /** Everything secret in what the SDK sent and received. */

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import { AuthorizationCode, TokenCache } from "@service-sdk/effect"
-import { Emulator } from "../../src/index.js"
+import { Emulator } from "../../src/internal/effectApi.js"
 import { request, tokenRequest } from "../utils.js"
 import { HttpLive, providerOptions, statsSince } from "./harness.js"
 

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { AuthenticationError, ServiceError, TransportError } from "@service-sdk/effect"
-import type { Fault } from "../../src/index.js"
+import type { Fault } from "../../src/internal/effectApi.js"
 import { authorizeCode, cachedAccessToken, cachedRefreshToken, HttpLive, statsSince, userSession } from "./harness.js"
 
 type TokenFault = Omit<Fault, "target">

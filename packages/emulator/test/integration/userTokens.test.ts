@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { ServiceClient, TokenInfo, TokenProvider, TokenStore, UserTokens } from "@service-sdk/effect"
-import { Emulator } from "../../src/index.js"
+import { Emulator } from "../../src/internal/effectApi.js"
 import { HttpLive, providerOptions, statsSince } from "./harness.js"
 
 const USERS = 1_000
