@@ -16,6 +16,7 @@ import { withSafeSpans } from "./safeSpans.js"
 import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "./shared/backoff.js"
 import { clientAuthentication, type GrantForm, grantParameters, requestSecrets } from "./shared/grant.js"
 import * as Answer from "./shared/tokenResponse.js"
+import { endFromNow } from "./shared/signInEnd.js"
 import { describeCause, maskSecrets, safeCause } from "./shared/redact.js"
 
 /** A grant, its secrets still `Redacted` (unwrapped only when the form is built). */
@@ -122,12 +123,16 @@ const interpret = (
       if (unusable !== undefined) return yield* malformed(status, unusable)
       const now = yield* Clock.currentTimeMillis
       const scope = token.scope ?? requestedScope
+      // every token records when it was issued (its lifetime, for the short-lived rule, holds for a sign-in's first
+      // token too); a sign-in end out of range is unknown (DESIGN section 9, "Tokens")
+      const signInEndsAt = endFromNow(now / 1000, token.refresh_token_expires_in)
       return new TokenInfo({
         accessToken: Redacted.make(token.access_token),
         expiresAt: now / 1000 + token.expires_in,
+        issuedAt: now / 1000,
         ...(token.refresh_token ? { refreshToken: Redacted.make(token.refresh_token) } : {}),
         ...(scope != null ? { scope } : {}),
-        ...(token.refresh_token_expires_in != null ? { signInEndsAt: now / 1000 + token.refresh_token_expires_in } : {})
+        ...(signInEndsAt !== undefined ? { signInEndsAt } : {})
       })
     }
     if (status === 429 || status >= 500) {
