@@ -77,7 +77,12 @@ export const maskSecrets = (text: string, knownSecrets: ReadonlyArray<string | u
 }
 
 const isSchemeChar = (code: number): boolean =>
-  (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 43 || code === 45 || code === 46
+  (code >= 97 && code <= 122) ||
+  (code >= 65 && code <= 90) ||
+  (code >= 48 && code <= 57) ||
+  code === 43 ||
+  code === 45 ||
+  code === 46
 const isLetter = (code: number): boolean => (code >= 97 && code <= 122) || (code >= 65 && code <= 90)
 const WHITESPACE = /\s/
 

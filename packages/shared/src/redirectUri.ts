@@ -104,7 +104,7 @@ export const loopbackRedirect = (
   if (url.protocol !== "http:") {
     return {
       ok: false,
-      problem: `redirectUri must use http (the loopback server has no TLS certificate), got ${url.protocol} in ${maskUrlCredentials(url.href)} (e.g. ${LOOPBACK_EXAMPLE})`
+      problem: `redirectUri must use http on a loopback IP literal, 127.0.0.1 or [::1] (the loopback server has no TLS certificate), got ${url.protocol} in ${maskUrlCredentials(url.href)} (e.g. ${LOOPBACK_EXAMPLE})`
     }
   }
   // redirectUriProblem let plain http through on a loopback IP literal only

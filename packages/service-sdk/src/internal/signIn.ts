@@ -30,7 +30,8 @@ export const signedIn = (token: TokenInfo, nowSeconds: number, lifetime: Duratio
     ...token,
     signedInAt: nowSeconds,
     signInEndsAt:
-      token.signInEndsAt ?? (lifetime === undefined ? undefined : Rules.saneInstant(nowSeconds + Duration.toSeconds(lifetime)))
+      token.signInEndsAt ??
+      (lifetime === undefined ? undefined : Rules.saneInstant(nowSeconds + Duration.toSeconds(lifetime)))
   })
 
 /** A refreshed token keeps the sign-in of `previous` (refreshing does not extend it), unless the server names a new end. */

@@ -74,32 +74,35 @@ describe("a sign-in's first token is short-lived, not stale", () => {
     }).pipe(Effect.provide(server.layer))
   })
 
-  it.scoped("UserTokens.signIn: a token from completeAuthorization, and one without issuedAt, are not renewed at once", () => {
-    const server = shortLived()
-    return Effect.gen(function* () {
-      const store = yield* TokenStore.memory()
-      const users = yield* UserTokens.make({ ...credentials, redirectUri, store })
-      const oauth = yield* OAuthClient.make({ ...credentials, redirectUri })
-      const pending = yield* oauth.beginAuthorization()
-      yield* users.signIn(
-        "alice",
-        yield* oauth.completeAuthorization(`?code=c&state=${encodeURIComponent(pending.state)}`, pending)
-      )
-      // a token built by the program, with no issue time: issued at the sign-in, for all the SDK can tell
-      yield* users.signIn(
-        "bob",
-        new TokenInfo({
-          accessToken: Redacted.make("bob-token"),
-          expiresAt: 2,
-          refreshToken: Redacted.make("bob-refresh")
-        })
-      )
-      yield* TestClock.adjust("17 millis")
-      expect(Redacted.value(yield* users.provider("alice").getAccessToken)).toBe("at-1")
-      expect(Redacted.value(yield* users.provider("bob").getAccessToken)).toBe("bob-token")
-      expect(server.grants).toEqual(["authorization_code"])
-      const entry = yield* store("bob").get
-      expect(entry._tag === "Some" && entry.value.issuedAt).toBe(0)
-    }).pipe(Effect.provide(server.layer))
-  })
+  it.scoped(
+    "UserTokens.signIn: a token from completeAuthorization, and one without issuedAt, are not renewed at once",
+    () => {
+      const server = shortLived()
+      return Effect.gen(function* () {
+        const store = yield* TokenStore.memory()
+        const users = yield* UserTokens.make({ ...credentials, redirectUri, store })
+        const oauth = yield* OAuthClient.make({ ...credentials, redirectUri })
+        const pending = yield* oauth.beginAuthorization()
+        yield* users.signIn(
+          "alice",
+          yield* oauth.completeAuthorization(`?code=c&state=${encodeURIComponent(pending.state)}`, pending)
+        )
+        // a token built by the program, with no issue time: issued at the sign-in, for all the SDK can tell
+        yield* users.signIn(
+          "bob",
+          new TokenInfo({
+            accessToken: Redacted.make("bob-token"),
+            expiresAt: 2,
+            refreshToken: Redacted.make("bob-refresh")
+          })
+        )
+        yield* TestClock.adjust("17 millis")
+        expect(Redacted.value(yield* users.provider("alice").getAccessToken)).toBe("at-1")
+        expect(Redacted.value(yield* users.provider("bob").getAccessToken)).toBe("bob-token")
+        expect(server.grants).toEqual(["authorization_code"])
+        const entry = yield* store("bob").get
+        expect(entry._tag === "Some" && entry.value.issuedAt).toBe(0)
+      }).pipe(Effect.provide(server.layer))
+    }
+  )
 })

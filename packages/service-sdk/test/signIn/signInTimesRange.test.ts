@@ -60,9 +60,7 @@ describe("sign-in times out of range are unknown, never thrown", () => {
           const exit = yield* Effect.exit(provider.getAccessToken)
           expect(exit._tag, JSON.stringify(fields)).toBe("Success")
           const entry = yield* cache.get
-          expect(Option.isSome(entry) && Redacted.value(entry.value.refreshToken!), JSON.stringify(fields)).toBe(
-            "rt-1"
-          )
+          expect(Option.isSome(entry) && Redacted.value(entry.value.refreshToken!), JSON.stringify(fields)).toBe("rt-1")
           expect(yield* provider.signInEndsAt, JSON.stringify(fields)).toStrictEqual(Option.none())
         }).pipe(Effect.provide(MockHttpClient.layer(rotating())))
       }

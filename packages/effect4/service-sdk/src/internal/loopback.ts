@@ -98,7 +98,10 @@ export const listen = (
     const address = server.address()
     const port = typeof address === "object" && address !== null ? address.port : redirect.port
     const host = redirect.host === "::1" ? "[::1]" : redirect.host
-    return { redirectUri: `http://${host}:${port}${redirect.path}${redirect.search}`, callback: Deferred.await(arrived) }
+    return {
+      redirectUri: `http://${host}:${port}${redirect.path}${redirect.search}`,
+      callback: Deferred.await(arrived)
+    }
   })
 
 const escape = (text: string) => cleanUntrustedText(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)

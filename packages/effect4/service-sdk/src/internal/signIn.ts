@@ -22,7 +22,8 @@ export const endOf = (token: TokenInfo | undefined, lifetime: Duration.Duration 
 /** A token just obtained by a code exchange: it records the sign-in time, and its end when a lifetime is known. */
 export const signedIn = (token: TokenInfo, nowSeconds: number, lifetime: Duration.Duration | undefined): TokenInfo => {
   const end =
-    token.signInEndsAt ?? (lifetime === undefined ? undefined : Rules.saneInstant(nowSeconds + Duration.toSeconds(lifetime)))
+    token.signInEndsAt ??
+    (lifetime === undefined ? undefined : Rules.saneInstant(nowSeconds + Duration.toSeconds(lifetime)))
   return new TokenInfo({ ...token, signedInAt: nowSeconds, ...(end !== undefined ? { signInEndsAt: end } : {}) })
 }
 
