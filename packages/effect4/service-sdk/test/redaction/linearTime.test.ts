@@ -25,13 +25,22 @@ const best = async (effect: () => Effect.Effect<unknown, unknown>, runs = 5): Pr
   return fastest
 }
 
-/** How much longer `LARGE` characters take than `SMALL` (after a warm-up). */
+/**
+ * How much longer `LARGE` characters take than `SMALL` (after a warm-up): the least of up to three measurements, so
+ * that one disturbed by the machine's load (a pause in the large run) is measured again; a quadratic cost grows by
+ * about 100 in every one of them.
+ */
 const growth = async (of: (n: number) => Effect.Effect<unknown, unknown>) => {
   await best(() => of(SMALL), 2)
-  const small = await best(() => of(SMALL))
-  const large = await best(() => of(LARGE))
-  // a floor for the small timing: below a tenth of a millisecond the timer's resolution is what is measured
-  return { ratio: large / Math.max(small, 0.1), small, large }
+  let least = { ratio: Number.POSITIVE_INFINITY, small: 0, large: 0 }
+  for (let attempt = 0; attempt < 3 && least.ratio >= MAX_GROWTH; attempt++) {
+    const small = await best(() => of(SMALL))
+    const large = await best(() => of(LARGE))
+    // a floor for the small timing: below a tenth of a millisecond the timer's resolution is what is measured
+    const ratio = large / Math.max(small, 0.1)
+    if (ratio < least.ratio) least = { ratio, small, large }
+  }
+  return least
 }
 
 const make = (options: OAuthClient.Options) =>
