@@ -1,26 +1,62 @@
 #!/usr/bin/env node
 /**
- * Type-checks every ```ts block of README.md, of each package's README.md and of the guides in docs/ as written (the
- * README test, `scripts/test/readme.test.ts`, runs this).
+ * Type-checks every ```ts block of README.md, of each package's README.md and of the guides in docs/ as written, each
+ * against its own Effect line (the README test, `scripts/test/readme.test.ts`, runs this).
  *
- * Marker convention (the first line of a block):
- * - no marker: the block is a complete ES module (top-level `await` is fine) and must compile as is, with its own
- *   imports. Each block is its own module: names do not leak from one block into the next.
+ * Marker convention (the first lines of a block, in this order; each is a whole line):
+ * - `// effect4`: the block is Effect 4 code (`@service-sdk/effect` 2.x, `effect` 4.1). It is checked inside the
+ *   nested Effect 4 project (`packages/effect4`: its `effect`, `@effect/vitest` 4, its `tsc` and its
+ *   `tsconfig.base.json`), where `@service-sdk/effect` is the Effect 4 line's sources.
+ * - `// effect3`: the block is Effect 3 code (`@service-sdk/effect` 1.x), checked with the root's `tsc` and
+ *   `tsconfig.base.json`. It is the default, so the marker is optional; guides write it in paired blocks (an Effect 4
+ *   block first, then its Effect 3 twin) so that a reader sees which is which.
  * - `// fragment: Effect.gen`: the block's statements belong inside a generator (`yield*` at top level). The extractor
  *   keeps the block's `import` lines at the top and wraps the rest in `Effect.gen(function* () { ... })`, so the
- *   block must still import everything it uses, `Effect` included.
- * Blocks that are not TypeScript to compile (signatures, shell) use another fence language (```text, ```sh).
+ *   block must still import everything it uses, `Effect` included. Combines with a line marker above it.
+ * - no marker: a complete ES module (top-level `await` is fine) of the page's default line: Effect 4 for
+ *   `docs/effect4.md`, `docs/browser.md` and `docs/runtimes.md` (the Effect 4 line's own pages), Effect 3 everywhere else. Each block is its own module: names
+ *   do not leak from one block into the next.
+ * Blocks that are not TypeScript to compile (signatures, shell, a migration diff) use another fence language (```text,
+ * ```sh, ```diff).
  *
- * Each block is written to scripts/build/readme/<readme>/block-NN.ts and checked with the repo's `tsc` (strict, NodeNext,
- * exactOptionalPropertyTypes; unused names allowed), workspace packages resolved to their sources. Errors are
- * reported as `README.md:<line> (block <n>, "<section>"): <message>`. Exit code 1 on any error.
+ * Each block is written to <project>/build/readme/<readme>/block-NN.ts (<project>: the repository for Effect 3,
+ * packages/effect4 for Effect 4) and checked with that project's `tsc` (strict, NodeNext, exactOptionalPropertyTypes;
+ * unused names allowed), workspace packages resolved to their sources. Errors are reported as
+ * `README.md:<line> (block <n>, "<section>", effect4): <message>`. Exit code 1 on any error.
  */
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 
 const root = join(import.meta.dirname, "..")
+const effect4Root = join(root, "packages", "effect4")
 const FRAGMENT = "// fragment: Effect.gen"
+const LINE_MARKERS = { "// effect3": "effect3", "// effect4": "effect4" }
+
+/** The line a block is checked against: its marker, else the page's default. */
+export const lineOf = (block, pageDefault = "effect3") => {
+  for (const line of block.lines) {
+    const marker = LINE_MARKERS[line.trim()]
+    if (marker) return marker
+    if (!line.trim().startsWith("//")) break
+  }
+  return pageDefault
+}
+
+/**
+ * The default line of a page: Effect 4 for docs/effect4.md, browser.md, runtimes.md and the Effect 4 packages' READMEs, Effect 3 for every
+ * other page.
+ */
+export const pageLine = (path) =>
+  path.endsWith(join("docs", "effect4.md")) ||
+  path.endsWith(join("docs", "browser.md")) ||
+  path.endsWith(join("docs", "runtimes.md")) ||
+  path.startsWith(`${effect4Root}/`)
+    ? "effect4"
+    : "effect3"
+
+/** A fragment: its first line that is not a line marker is `// fragment: Effect.gen`. */
+const isFragment = (block) => block.lines.find((line) => !LINE_MARKERS[line.trim()])?.trim() === FRAGMENT
 
 /** The ```ts blocks of a Markdown text: `{ index, startLine (1-based line of the first code line), section, lines }`. */
 export const extractBlocks = (markdown) => {
@@ -51,10 +87,12 @@ export const toModule = (block) => {
     text.push(line)
     map.push(readmeLine)
   }
-  if (block.lines[0]?.trim() === FRAGMENT) {
+  if (isFragment(block)) {
     const body = []
+    let header = true
     block.lines.forEach((line, i) => {
-      if (i === 0) return
+      if (header && (LINE_MARKERS[line.trim()] || line.trim() === FRAGMENT)) return
+      header = false
       if (/^import /.test(line)) push(line, block.startLine + i)
       else body.push([line, block.startLine + i])
     })
@@ -70,8 +108,18 @@ export const toModule = (block) => {
   return { text: `${text.join("\n")}\n`, map }
 }
 
-const tsconfig = (out) => ({
-  extends: relative(out, join(root, "tsconfig.base.json")),
+/** Each line's project: where its blocks are written, its `tsc` and the base config its tsconfig extends. */
+const projects = {
+  effect3: { dir: root, tsc: join(root, "node_modules", ".bin", "tsc"), base: join(root, "tsconfig.base.json") },
+  effect4: {
+    dir: effect4Root,
+    tsc: join(effect4Root, "node_modules", ".bin", "tsc"),
+    base: join(effect4Root, "tsconfig.base.json")
+  }
+}
+
+const tsconfig = (out, base) => ({
+  extends: relative(out, base),
   compilerOptions: {
     composite: false,
     incremental: false,
@@ -86,12 +134,14 @@ const tsconfig = (out) => ({
   include: ["*.ts"]
 })
 
-/** README.md and every package's README.md: the files `check` covers by default. */
+/** README.md and every package's README.md (the Effect 4 line's included): the files `check` covers by default. */
 export const readmes = () => [
   join(root, "README.md"),
-  ...readdirSync(join(root, "packages"))
-    .map((name) => join(root, "packages", name, "README.md"))
-    .filter((path) => existsSync(path))
+  ...[join(root, "packages"), effect4Root].flatMap((dir) =>
+    readdirSync(dir)
+      .map((name) => join(dir, name, "README.md"))
+      .filter((path) => existsSync(path))
+  )
 ]
 
 /** The guides in docs/ (`docs/<topic>.md`): their TypeScript blocks must compile too. */
@@ -99,12 +149,6 @@ export const docPages = () =>
   readdirSync(join(root, "docs"))
     .filter((name) => name.endsWith(".md"))
     .map((name) => join(root, "docs", name))
-
-/**
- * The guides whose blocks compile against the Effect 3 line: all but the Effect 4 line's own page, which that
- * line's suite type-checks against effect 4 (packages/effect4/service-sdk/test/docs/effect4Guide.test.ts).
- */
-export const effect3DocPages = () => docPages().filter((path) => !path.endsWith(join("docs", "effect4.md")))
 
 /** Runs a command without blocking the caller (a test worker stays responsive): `{ status, stdout, stderr }`. */
 export const run = (command, args, options = {}) =>
@@ -122,47 +166,88 @@ export const run = (command, args, options = {}) =>
     child.on("close", (status) => resolve({ status, stdout, stderr }))
   })
 
+const displayName = (path) => (relative(root, path).startsWith("..") ? path : relative(root, path))
+
 /**
- * Type-checks the blocks of one README: `{ blocks, errors }`. Asynchronous, so that a test worker stays responsive
- * while `tsc` runs (a long synchronous call starves vitest's worker RPC on a loaded machine).
+ * Checks one line's blocks, of one page or many, with one run of that line's `tsc` (its start-up is most of the
+ * cost): the error lines, mapped back to each page. `entries` are `{ page, block }`, `page` the name errors carry.
  */
-export const check = async (readmePath = join(root, "README.md")) => {
-  const name = relative(root, readmePath).startsWith("..") ? readmePath : relative(root, readmePath)
-  const out = join(root, "scripts", "build", "readme", name.replace(/[^A-Za-z0-9]+/g, "-"))
-  const blocks = extractBlocks(readFileSync(readmePath, "utf8"))
-  if (blocks.length === 0) return { blocks: 0, errors: [] }
+const checkLine = async (label, line, entries) => {
+  const project = projects[line]
+  const out = join(project.dir, "build", "readme", label.replace(/[^A-Za-z0-9]+/g, "-"))
   rmSync(out, { recursive: true, force: true })
   mkdirSync(out, { recursive: true })
-  writeFileSync(join(out, "tsconfig.json"), JSON.stringify(tsconfig(out), null, 2))
+  writeFileSync(join(out, "tsconfig.json"), JSON.stringify(tsconfig(out, project.base), null, 2))
+  const pages = [...new Set(entries.map(({ page }) => page))]
   const byFile = new Map()
-  for (const block of blocks) {
-    const file = `block-${String(block.index).padStart(2, "0")}.ts`
+  for (const { page, block } of entries) {
+    const prefix = pages.length === 1 ? "" : `p${pages.indexOf(page) + 1}-`
+    const file = `${prefix}block-${String(block.index).padStart(2, "0")}.ts`
     const { map, text } = toModule(block)
     writeFileSync(join(out, file), text)
-    byFile.set(file, { block, map })
+    byFile.set(file, { page, block, map })
   }
-  const tsc = join(root, "node_modules", ".bin", "tsc")
-  const result = await run(tsc, ["-p", join(out, "tsconfig.json"), "--pretty", "false"], { cwd: out })
+  if (!existsSync(project.tsc)) return [`${label}: no ${line} TypeScript at ${project.tsc} (run npm install)`]
+  const result = await run(project.tsc, ["-p", join(out, "tsconfig.json"), "--pretty", "false"], { cwd: out })
   const errors = []
-  for (const line of `${result.stdout}${result.stderr}`.split("\n")) {
-    const match = /^(?:.*[/\\])?(block-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(line)
+  for (const text of `${result.stdout}${result.stderr}`.split("\n")) {
+    const match = /^(?:.*[/\\])?((?:p\d+-)?block-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(text)
     if (match) {
-      const { block, map } = byFile.get(match[1])
+      const { page, block, map } = byFile.get(match[1])
       const readmeLine = map[Number(match[2]) - 1] || block.startLine
-      errors.push(`${name}:${readmeLine} (block ${block.index}, "${block.section}"): ${match[4]}`)
-    } else if (/error TS/.test(line)) errors.push(line)
-    else if (line.trim() !== "" && errors.length > 0) errors[errors.length - 1] += `\n  ${line.trim()}`
+      errors.push(`${page}:${readmeLine} (block ${block.index}, "${block.section}", ${line}): ${match[4]}`)
+    } else if (/error TS/.test(text)) errors.push(text)
+    else if (text.trim() !== "" && errors.length > 0) errors[errors.length - 1] += `\n  ${text.trim()}`
   }
-  if (result.status !== 0 && errors.length === 0) errors.push(`tsc failed: ${result.stdout}${result.stderr}`)
-  return { blocks: blocks.length, errors }
+  if (result.status !== 0 && errors.length === 0) errors.push(`tsc (${line}) failed: ${result.stdout}${result.stderr}`)
+  return errors
+}
+
+/**
+ * Type-checks the blocks of several pages, each block against its own line, with one `tsc` run per line for all of
+ * them: for each page `{ path, blocks, lines: { effect3, effect4 }, errors }`. Asynchronous, so that a test worker
+ * stays responsive while `tsc` runs (a long synchronous call starves vitest's worker RPC on a loaded machine).
+ */
+export const checkPages = async (paths, label = paths.length === 1 ? displayName(paths[0]) : "pages") => {
+  const pages = paths.map((path) => {
+    const page = displayName(path)
+    const blocks = extractBlocks(readFileSync(path, "utf8"))
+    const pageDefault = pageLine(path)
+    return { path, page, blocks: blocks.map((block) => ({ page, block, line: lineOf(block, pageDefault) })) }
+  })
+  const all = pages.flatMap(({ blocks }) => blocks)
+  const errors = []
+  // one line after the other: two tsc processes at once would double the peak memory on a small machine
+  for (const line of ["effect3", "effect4"]) {
+    const entries = all.filter((entry) => entry.line === line)
+    if (entries.length > 0) errors.push(...(await checkLine(label, line, entries)))
+  }
+  return pages.map(({ path, page, blocks }) => ({
+    path,
+    blocks: blocks.length,
+    lines: {
+      effect3: blocks.filter(({ line }) => line === "effect3").length,
+      effect4: blocks.filter(({ line }) => line === "effect4").length
+    },
+    errors: errors.filter(
+      (error) => error.startsWith(`${page}:`) || (!/^\S+:\d+ \(block/.test(error) && path === paths[0])
+    )
+  }))
+}
+
+/** Type-checks the blocks of one README, each against its own line: `{ blocks, lines: { effect3, effect4 }, errors }`. */
+export const check = async (readmePath = join(root, "README.md")) => {
+  const [{ blocks, errors, lines }] = await checkPages([readmePath])
+  return { blocks, lines, errors }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   let failed = false
-  for (const path of [...readmes(), ...effect3DocPages()]) {
-    const { blocks, errors } = await check(path)
+  for (const { path, blocks, errors, lines } of await checkPages([...readmes(), ...docPages()], "all")) {
     for (const error of errors) console.error(error)
-    console.log(`${relative(root, path)}: ${blocks} TypeScript blocks, ${errors.length} errors`)
+    console.log(
+      `${relative(root, path)}: ${blocks} TypeScript blocks (Effect 4 ${lines.effect4}, Effect 3 ${lines.effect3}), ${errors.length} errors`
+    )
     failed ||= errors.length > 0
   }
   process.exit(failed ? 1 : 0)

@@ -10,6 +10,7 @@ import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { summarize } from "./conformance.mjs"
 import { effect4Dir, effect4Node, effect4Vitest } from "./effect4.mjs"
 
 const root = join(import.meta.dirname, "..")
@@ -84,8 +85,6 @@ rmSync(results, { force: true })
 
 const steps = []
 // first: the build that some suites run (the CLI's bin, fleet workers on the built packages)
-// the shared plain modules' copies (scripts/shared.mjs), so an edit of packages/shared/src is what gets tested
-steps.push(["shared copies", run("shared copies", process.execPath, [join(root, "scripts", "shared.mjs")])])
 steps.push(["type-check", run("type-check", bin("tsc"), ["-b"])])
 // lint and the API reference (TypeDoc; fails on a public export without a summary or a main entry point without
 // @example) need no test and no test needs them: they run beside vitest
@@ -195,6 +194,16 @@ for (const file of [results, consumerResults, effect4Results]) {
       if (test.status === "failed") failures.push(`${file} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`)
     }
   }
+}
+// the conformance scenarios ran in both lines' suites: the same comparison as `npm run test:conformance`
+const bothLines = everything || fast
+if (bothLines) {
+  const report = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined)
+  const conformance = summarize(report(results), report(effect4Results))
+  if (conformance.differ.length > 0)
+    console.log(`\nlines that differ:\n${conformance.differ.map((id) => `  ${id}`).join("\n")}`)
+  console.log(`\n${conformance.line}`)
+  steps.push(["conformance", conformance.ok])
 }
 // the failed tests again at the end, where a log's tail shows them
 if (failures.length > 0) console.log(`\nfailed tests:\n${failures.map((line) => `  ${line}`).join("\n")}`)

@@ -1,6 +1,7 @@
 /**
- * What the tarballs say (issue 30): each package README installs the way the main README does (from the packed
- * tarballs until a release, never a registry name of ours) and links nothing that cannot be checked; one version
+ * What the tarballs say (issues 30 and 39): each package README installs the way the main README does (by name, with
+ * the line's dist-tag; the packed tarball named only for a build not released yet) and links nothing that cannot be
+ * checked; one version
  * story: every package of the Effect 3 line at one 1.x version, the CHANGELOG's top entry naming it, the CLI
  * printing it, and no `@since` naming a version before 1.0.0 (nothing was released before it) or after it.
  */
@@ -34,20 +35,23 @@ const sources = (dir: string): ReadonlyArray<string> =>
   })
 
 describe("package READMEs", () => {
-  it.each(packages.map((p) => [p.manifest.name, p] as const))("%s installs from the packed tarballs", (_, pkg) => {
+  it.each(packages.map((p) => [p.manifest.name, p] as const))("%s installs by name, and names its tarball for unreleased builds", (_, pkg) => {
     const readme = readFileSync(join(root, pkg.dir, "README.md"), "utf8")
     expect(readme).toContain("npm run pack")
     expect(readme).toContain(tarball(pkg.manifest.name))
     const installs = shellLines(readme).filter((line) => /\bnpm (install|i)\b/.test(line))
     expect(installs.length).toBeGreaterThan(0)
+    // the package itself is installed by name
+    expect(installs.some((line) => line.includes(pkg.manifest.name)), pkg.manifest.name).toBe(true)
     for (const line of installs) {
       const args = line
         .replace(/#.*$/, "")
         .split(/\s+/)
         .filter((arg) => arg !== "" && !arg.startsWith("-") && !["npm", "install", "i"].includes(arg))
       for (const arg of args) {
-        // a tarball, or a peer named with its version; never a registry name of this project
-        expect(arg, line).toMatch(/\.tgz$|^(effect|@effect\/[a-z-]+|ioredis)@\S+$/)
+        // a package of this project by name (with its dist-tag or version, or none: `latest`), a tarball, or a peer
+        // named with its version
+        expect(arg, line).toMatch(/^@service-sdk\/[a-z-]+(@\S+)?$|\.tgz$|^(effect|@effect\/[a-z-]+|ioredis)(@\S+)?$/)
       }
     }
   })

@@ -3,7 +3,9 @@
  * (`npm pack`; its `prepack` bundles it), then installed from the tarball (`--prefer-offline`) into fresh temp
  * projects:
  * - one with nothing else: `node_modules` holds that one package; the README's runnable examples (```js blocks
- *   starting `// run: esm` or `// run: cjs`) run there, `import` and `require`, against the emulator;
+ *   starting `// run: esm` or `// run: cjs`) run there, `import` and `require`, against the emulator; its
+ *   declarations compile with the documented `lib: ["ES2022"]`; a rejection's stack shows the app's own call and
+ *   its source-mapped frames name files of the package;
  * - one that also has `effect@4` (npm's `latest` major): the same examples run, and an Effect 4 program beside them;
  * - one with `ioredis@5` (the app's own): `RedisTokenCache.connect` from the package, with a user-made client and with
  *   a `url`, against a real `redis-server` on a free loopback port: the second process is served from Redis.
@@ -184,6 +186,69 @@ describe("@service-sdk/promise installed from its tarball", () => {
     )
     const publint = await execFileAsync(bin("publint"), ["--strict", tarball], { cwd, encoding: "utf8" })
     expect(publint.stdout + publint.stderr).toContain("All good")
+  })
+
+  it("its declarations compile with the documented lib ES2022 alone, in a project with only this package (42.15)", async () => {
+    const cwd = join(dir, "alone")
+    writeFileSync(
+      join(cwd, "es2022.ts"),
+      [
+        'import { AsyncServiceClient, AsyncUserTokens, RedisTokenCache, type TokenInfo } from "@service-sdk/promise"',
+        'export const client = new AsyncServiceClient({ accessToken: "t" })',
+        "export const closed: Promise<void> = client[Symbol.asyncDispose]()",
+        "export const users = (store: Map<string, TokenInfo>) =>",
+        "  new AsyncUserTokens({ store: (id) => ({ get: async () => store.get(id), set: async (t: TokenInfo) => void store.set(id, t) }) })",
+        'export const redis = RedisTokenCache.connect({ url: "redis://127.0.0.1:6379", key: "k", logLevel: "none" })'
+      ].join("\n")
+    )
+    writeFileSync(
+      join(cwd, "tsconfig.es2022.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          lib: ["ES2022"],
+          types: [],
+          skipLibCheck: false,
+          noEmit: true
+        },
+        files: ["es2022.ts"]
+      })
+    )
+    const tsc = join(root, "node_modules", ".bin", "tsc")
+    const result = await execFileAsync(tsc, ["-p", join(cwd, "tsconfig.es2022.json")], { cwd, encoding: "utf8" }).then(
+      () => "",
+      (error: { stdout?: string }) => String(error.stdout)
+    )
+    expect(result).toBe("")
+  })
+
+  it("a rejection's stack shows the app's own call; source-mapped frames name files in the package (42.15)", async () => {
+    const cwd = join(dir, "alone")
+    writeFileSync(
+      join(cwd, "stack.cjs"),
+      [
+        'const { AsyncClientCredentials } = require("@service-sdk/promise")',
+        'const auth = new AsyncClientCredentials({ clientSecret: "not-the-secret" })',
+        "async function myOwnCallSite() { return auth.getAccessToken() }",
+        "myOwnCallSite().catch((error) => { console.log(error.stack); return auth.close() })"
+      ].join("\n")
+    )
+    for (const flags of [[], ["--enable-source-maps"]]) {
+      const result = await new Promise<{ stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, [...flags, "stack.cjs"], { cwd, env: { ...process.env, ...env } })
+        let stdout = ""
+        child.stdout.on("data", (chunk) => (stdout += chunk))
+        child.on("close", () => resolve({ stdout }))
+      })
+      expect(result.stdout).toMatch(/^AuthenticationError: /)
+      expect(result.stdout).toMatch(/myOwnCallSite \(.*stack\.cjs:3:/)
+      const mapped = [...result.stdout.matchAll(/\((\/[^():]+\.ts):\d+:\d+\)/g)].map((match) => match[1]!)
+      if (flags.length > 0) expect(mapped.length).toBeGreaterThan(0)
+      expect(mapped.filter((file) => !existsSync(file))).toEqual([])
+    }
   })
 
   it("beside effect@4: both work, side by side", async () => {

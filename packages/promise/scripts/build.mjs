@@ -1,15 +1,15 @@
 /**
- * Builds `@service-sdk/promise`: the `service-sdk/promise` facade (src/index.ts re-exports it with plain types)
- * bundled with the Effect runtime it uses: one tree-shaken CommonJS module (short identifiers; class names and line
+ * Builds `@service-sdk/promise`: the Effect 4 line's `@service-sdk/effect/promise` facade (src/index.ts re-exports it
+ * with plain types) bundled with the Effect 4 runtime it uses: one tree-shaken CommonJS module (short identifiers; class names and line
  * breaks kept) with a source map (dist/index.cjs), and an ES module entry (dist/index.js) that re-exports it, so `import` and `require` share one
- * copy (one `instanceof`, one cache, no dual-package hazard). The HTTP client is Node's built-in `fetch`
- * (src/internal/fetchHttpClient.ts) instead of a bundled undici; `ioredis` is the app's own, required when a Redis
+ * copy (one `instanceof`, one cache, no dual-package hazard). The HTTP client is the global `fetch` (the Effect 4
+ * facade's default); `ioredis` is the app's own, required when a Redis
  * cache opens a connection (src/internal/ioredis.ts). The `.d.ts` comes from `tsc -b` (no Effect type);
  * it is copied for `require` as `.d.cts`. Run after `tsc -b` (the root `build` does both).
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
+import { dirname, join, relative, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
 
@@ -17,16 +17,6 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 const dist = join(root, "dist")
 // built aside and moved in, so that a test reading dist never sees half a build
 const staging = join(root, `dist.tmp-${process.pid}`)
-
-/** The facade's default HTTP client, swapped for the fetch-based one. */
-const fetchClient = {
-  name: "fetch-http-client",
-  setup(build) {
-    build.onResolve({ filter: /^@effect\/platform-node\/NodeHttpClient$/ }, () => ({
-      path: join(root, "src", "internal", "fetchHttpClient.ts")
-    }))
-  }
-}
 
 /** `@service-sdk/redis`'s `ioredis`, swapped for the app's own, loaded on first use. */
 const appIoredis = {
@@ -55,8 +45,8 @@ const staticImports = {
       const text = readFileSync(args.path, "utf8")
       if (!text.includes('import("')) return undefined
       const heads = []
-      // (not `typeof import("…")`, a type)
-      const contents = text.replace(/(?<!typeof\s*)\bimport\(("[^"]+")\)/g, (_, specifier) => {
+      // (not `typeof import("…")` nor `import("…").Name`, types)
+      const contents = text.replace(/(?<!typeof\s*)\bimport\(("[^"]+")\)(?!\.[A-Z])/g, (_, specifier) => {
         const name = `__bundled${heads.length}`
         heads.push(`import * as ${name} from ${specifier}`)
         return `Promise.resolve(${name})`
@@ -119,7 +109,7 @@ const { metafile } = await build({
   sourcemap: true,
   sourcesContent: false,
   conditions: ["source"],
-  plugins: [staticImports, lazyBuiltins, fetchClient, appIoredis],
+  plugins: [staticImports, lazyBuiltins, appIoredis],
   metafile: true,
   legalComments: "none",
   logLevel: "warning"
@@ -139,9 +129,129 @@ writeFileSync(
   `import { createRequire } from "node:module"\nconst m = createRequire(import.meta.url)("./index.cjs")\nexport const { ${names.join(", ")} } = m\n`
 )
 
+/**
+ * Source-mapped paths that resolve (issue 42 item 15): the SDK's own sources the bundle was built from are shipped
+ * under `dist/sources/` (`service-sdk/…` for the Effect 4 line's, `redis/…`, `promise/…`) and the map points there;
+ * a bundled dependency's file is named by its package and version (`effect@4.1.0/dist/Effect.js`: that package's
+ * own file, not shipped here). `lazy-builtin:` entries are the build's own shims (see lazyBuiltins).
+ */
+const shipSources = () => {
+  const mapFile = join(staging, "index.cjs.map")
+  const map = JSON.parse(readFileSync(mapFile, "utf8"))
+  const packagesDir = join(root, "..")
+  const origins = [
+    [join(packagesDir, "effect4", "service-sdk", "src"), "service-sdk"],
+    [join(packagesDir, "effect4", "redis", "src"), "redis"],
+    [join(root, "src"), "promise"]
+  ]
+  map.sources = map.sources.map((source) => {
+    if (source.startsWith("lazy-builtin:")) return source
+    const absolute = join(staging, source)
+    const modules = absolute.lastIndexOf(`${sep}node_modules${sep}`)
+    if (modules >= 0) {
+      const rest = absolute.slice(modules + "/node_modules/".length).split(sep)
+      const name = rest[0].startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0]
+      const manifest = join(absolute.slice(0, modules), "node_modules", name, "package.json")
+      const { version } = JSON.parse(readFileSync(manifest, "utf8"))
+      return `${name}@${version}/${rest.slice(name.split("/").length).join("/")}`
+    }
+    const origin = origins.find(([dir]) => absolute.startsWith(`${dir}${sep}`))
+    if (origin === undefined) throw new Error(`a bundled source from nowhere known: ${source}`)
+    const shipped = join("sources", origin[1], relative(origin[0], absolute))
+    mkdirSync(dirname(join(staging, shipped)), { recursive: true })
+    copyFileSync(absolute, join(staging, shipped))
+    return shipped.split(sep).join("/")
+  })
+  // a bundled dependency's code is left unmapped (its frames name the bundle's own line, a file that exists):
+  // its sources are not shipped (Effect's alone would be 5.7 MB)
+  const dependency = map.sources.map((source) => /^(@[^/]+\/)?[^/@]+@[^/]+\//.test(source))
+  map.mappings = withoutSources(map.mappings, dependency)
+  map.sourceRoot = ""
+  writeFileSync(mapFile, JSON.stringify(map))
+}
+
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+/** Base64 VLQ (the source map format): a segment's fields. */
+const decodeSegment = (text) => {
+  const fields = []
+  let value = 0
+  let shift = 0
+  for (const char of text) {
+    const digit = BASE64.indexOf(char)
+    value += (digit & 31) << shift
+    if (digit & 32) shift += 5
+    else {
+      fields.push(value & 1 ? -(value >>> 1) : value >>> 1)
+      value = 0
+      shift = 0
+    }
+  }
+  return fields
+}
+
+const encodeField = (field) => {
+  let value = field < 0 ? (-field << 1) | 1 : field << 1
+  let text = ""
+  do {
+    let digit = value & 31
+    value >>>= 5
+    if (value > 0) digit |= 32
+    text += BASE64[digit]
+  } while (value > 0)
+  return text
+}
+
+/**
+ * `mappings` with every segment into a source of `drop` (by index) made generated-only (no original position):
+ * the fields are absolute once decoded, and relative again once encoded.
+ */
+const withoutSources = (mappings, drop) => {
+  const state = [0, 0, 0, 0]
+  const out = [0, 0, 0, 0]
+  return mappings
+    .split(";")
+    .map((line) => {
+      let column = 0
+      let outColumn = 0
+      return line
+        .split(",")
+        .filter((segment) => segment !== "")
+        .map((segment) => {
+          const fields = decodeSegment(segment)
+          column += fields[0]
+          let absolute
+          if (fields.length >= 4) {
+            for (let i = 1; i < 4; i++) state[i - 1] += fields[i]
+            if (fields.length >= 5) state[3] += fields[4]
+            absolute = [state[0], state[1], state[2], fields.length >= 5 ? state[3] : undefined]
+          }
+          const head = encodeField(column - outColumn)
+          outColumn = column
+          if (absolute === undefined || drop[absolute[0]]) return head
+          let text = head
+          for (let i = 0; i < 3; i++) {
+            text += encodeField(absolute[i] - out[i])
+            out[i] = absolute[i]
+          }
+          if (absolute[3] !== undefined) {
+            text += encodeField(absolute[3] - out[3])
+            out[3] = absolute[3]
+          }
+          return text
+        })
+        .join(",")
+    })
+    .join(";")
+}
+// (the map's paths are relative to dist, where the bundle is moved)
+shipSources()
+
 mkdirSync(dist, { recursive: true })
 rmSync(join(dist, "chunks"), { recursive: true, force: true })
-for (const file of ["index.js", "index.cjs", "index.cjs.map"]) renameSync(join(staging, file), join(dist, file))
+rmSync(join(dist, "sources"), { recursive: true, force: true })
+for (const file of ["index.js", "index.cjs", "index.cjs.map", "sources"])
+  renameSync(join(staging, file), join(dist, file))
 rmSync(join(dist, "index.js.map"), { force: true })
 rmSync(staging, { recursive: true, force: true })
 if (!existsSync(join(dist, "index.d.ts"))) throw new Error("dist/index.d.ts is missing: run `tsc -b` first")

@@ -1,6 +1,6 @@
 /**
  * `@service-sdk/promise`: the Promise API of service-sdk as one self-contained package (no dependencies, no peers).
- * The code is `service-sdk/promise`, bundled with the Effect runtime it uses; the types below describe it in plain
+ * The code is `@service-sdk/effect/promise` of the Effect 4 line (2.x), bundled with the Effect runtime it uses; the types below describe it in plain
  * TypeScript (no Effect type), and `test/types.test.ts` checks, by the compiler, that each one says what the facade's
  * own type says (the same option names, inputs the facade takes, outputs that fit): a change on either side fails
  * `tsc -b`.
@@ -8,7 +8,10 @@
  * @module @service-sdk/promise
  * @since 1.0.0
  */
-import * as Facade from "@service-sdk/effect/promise"
+// The Effect 4 line's facade (packages/effect4), bundled with the Effect 4 runtime it uses (scripts/build.mjs): by
+// path, as the workspace's `@service-sdk/effect` is the Effect 3 line
+import { startScoped } from "../../effect4/service-sdk/src/internal/promise/scoped.js"
+import * as Facade from "../../effect4/service-sdk/src/promise.js"
 
 /**
  * A facade value under its plain description, where the two cannot be compared by plain assignment: a `Secret`, a
@@ -16,6 +19,16 @@ import * as Facade from "@service-sdk/effect/promise"
  * have private fields. `test/types.test.ts` compares the descriptions instead.
  */
 const described = <P>(value: unknown): P => value as P
+
+declare global {
+  /**
+   * `Symbol.asyncDispose` (ES2024 explicit resource management), declared so that these declarations compile in a
+   * project whose `lib` lacks it (`"lib": ["ES2022"]`); the same declaration as TypeScript's `esnext.disposable`.
+   */
+  interface SymbolConstructor {
+    readonly asyncDispose: unique symbol
+  }
+}
 
 // The public classes named here (the errors name themselves in `ServiceError.ts`), whatever the minifier keeps:
 // `AsyncServiceClient.name`, `constructor.name` and what `console.log` prints stay real with or without esbuild's
@@ -62,10 +75,11 @@ export interface Duration {
     | { readonly _tag: "Millis"; readonly millis: number }
     | { readonly _tag: "Nanos"; readonly nanos: bigint }
     | { readonly _tag: "Infinity" }
+    | { readonly _tag: "NegativeInfinity" }
 }
 
 /**
- * Milliseconds of a {@link Duration} (`Infinity` for an infinite one).
+ * Milliseconds of a {@link Duration} (`Infinity`, or `-Infinity`, for an infinite one).
  *
  * @since 1.0.0
  */
@@ -74,7 +88,9 @@ export const toMillis = (duration: Duration): number =>
     ? duration.value.millis
     : duration.value._tag === "Nanos"
       ? Number(duration.value.nanos) / 1e6
-      : Number.POSITIVE_INFINITY
+      : duration.value._tag === "Infinity"
+        ? Number.POSITIVE_INFINITY
+        : Number.NEGATIVE_INFINITY
 
 /**
  * Tokens as the SDK keeps them. `expiresAt` is in seconds since the Unix epoch. Its JSON form ({@link TokenInfoJson},
@@ -494,7 +510,8 @@ export const AsyncUserTokenProvider: {
 } = described(Facade.AsyncUserTokenProvider)
 
 /** @since 1.0.0 */
-export interface AsyncUserTokensOptions extends Omit<AuthorizationCodeOptions, "tokenCache" | "refreshToken"> {
+export interface AsyncUserTokensOptions
+  extends Omit<AuthorizationCodeOptions, "tokenCache" | "refreshToken" | "refreshAhead"> {
   readonly store: ((userId: string) => PromiseTokenCache | FileTokenCache) | ConnectedRedisTokenStore
   /** A user's in-memory state is dropped after this long without use (default 5 minutes). */
   readonly idleTimeToLive?: DurationInput | undefined
@@ -530,41 +547,42 @@ export interface ArtistRef {
   /** `null` for the artist of a local file */
   readonly id: string | null
   readonly name: string
-  readonly uri?: string | undefined
+  readonly uri?: string | null | undefined
 }
 /** @since 1.0.0 */
 export interface AlbumRef {
   /** `null` for the album of a local file */
   readonly id: string | null
   readonly name: string
-  readonly release_date?: string | undefined
-  readonly uri?: string | undefined
+  readonly release_date?: string | null | undefined
+  readonly uri?: string | null | undefined
 }
 /** @since 1.0.0 */
 export interface AlbumTrack {
-  readonly id: string
+  /** `null` for a local file */
+  readonly id: string | null
   readonly name: string
   readonly duration_ms: number
-  readonly track_number?: number | undefined
-  readonly artists?: ReadonlyArray<ArtistRef> | undefined
-  readonly uri?: string | undefined
+  readonly track_number?: number | null | undefined
+  readonly artists?: ReadonlyArray<ArtistRef> | null | undefined
+  readonly uri?: string | null | undefined
 }
 /** @since 1.0.0 */
 export interface Album {
   readonly id: string
   readonly name: string
   readonly artists: ReadonlyArray<ArtistRef>
-  readonly tracks: { readonly items: ReadonlyArray<AlbumTrack>; readonly total?: number | undefined }
-  readonly release_date?: string | undefined
-  readonly uri?: string | undefined
+  readonly tracks: { readonly items: ReadonlyArray<AlbumTrack>; readonly total?: number | null | undefined }
+  readonly release_date?: string | null | undefined
+  readonly uri?: string | null | undefined
 }
 /** @since 1.0.0 */
 export interface User {
   readonly id: string
   readonly display_name: string | null
-  readonly email?: string | undefined
-  readonly country?: string | undefined
-  readonly product?: string | undefined
+  readonly email?: string | null | undefined
+  readonly country?: string | null | undefined
+  readonly product?: string | null | undefined
 }
 /** @since 1.0.0 */
 export interface Track {
@@ -573,10 +591,10 @@ export interface Track {
   readonly name: string
   readonly artists: ReadonlyArray<ArtistRef>
   readonly duration_ms: number
-  readonly album?: AlbumRef | undefined
-  readonly track_number?: number | undefined
-  readonly is_local?: boolean | undefined
-  readonly uri?: string | undefined
+  readonly album?: AlbumRef | null | undefined
+  readonly track_number?: number | null | undefined
+  readonly is_local?: boolean | null | undefined
+  readonly uri?: string | null | undefined
 }
 /** @since 1.0.0 */
 export interface SavedTrack {
@@ -589,34 +607,37 @@ export interface Paging<A> {
   readonly total: number
   readonly limit: number
   readonly offset: number
-  readonly next: string | null
+  readonly next?: string | null | undefined
 }
 /** @since 1.0.0 */
 export interface Artist {
   readonly id: string
   readonly name: string
-  readonly genres?: ReadonlyArray<string> | undefined
-  readonly followers?: { readonly total: number } | undefined
-  readonly popularity?: number | undefined
-  readonly uri?: string | undefined
+  readonly genres?: ReadonlyArray<string> | null | undefined
+  readonly followers?: { readonly total: number } | null | undefined
+  readonly popularity?: number | null | undefined
+  readonly uri?: string | null | undefined
 }
 /** @since 1.0.0 */
 export interface FollowedArtists {
   readonly artists: {
     readonly items: ReadonlyArray<Artist>
-    readonly cursors: { readonly after?: string | undefined; readonly before?: string | undefined }
+    readonly cursors?:
+      | { readonly after?: string | null | undefined; readonly before?: string | null | undefined }
+      | null
+      | undefined
     readonly total: number
-    readonly limit?: number | undefined
-    readonly next: string | null
+    readonly limit?: number | null | undefined
+    readonly next?: string | null | undefined
   }
 }
 /** @since 1.0.0 */
 export interface Device {
-  readonly id?: string | undefined
+  readonly id?: string | null | undefined
   readonly name: string
-  readonly type?: string | undefined
-  readonly is_active?: boolean | undefined
-  readonly volume_percent?: number | undefined
+  readonly type?: string | null | undefined
+  readonly is_active?: boolean | null | undefined
+  readonly volume_percent?: number | null | undefined
 }
 /** @since 1.0.0 */
 export interface PlaybackItem {
@@ -624,24 +645,24 @@ export interface PlaybackItem {
   readonly id: string | null
   readonly name: string
   /** `track` or `episode` (an episode has no artists or album) */
-  readonly type?: string | undefined
-  readonly duration_ms?: number | undefined
-  readonly artists?: ReadonlyArray<ArtistRef> | undefined
-  readonly album?: AlbumRef | undefined
-  readonly is_local?: boolean | undefined
-  readonly uri?: string | undefined
+  readonly type?: string | null | undefined
+  readonly duration_ms?: number | null | undefined
+  readonly artists?: ReadonlyArray<ArtistRef> | null | undefined
+  readonly album?: AlbumRef | null | undefined
+  readonly is_local?: boolean | null | undefined
+  readonly uri?: string | null | undefined
 }
 /** @since 1.0.0 */
 export interface PlaybackState {
   readonly is_playing: boolean
-  readonly progress_ms?: number | undefined
+  readonly progress_ms?: number | null | undefined
   /** absent for an ad (`currently_playing_type: "ad"`) */
-  readonly item?: PlaybackItem | undefined
-  readonly currently_playing_type?: string | undefined
-  readonly device?: Device | undefined
-  readonly shuffle_state?: boolean | undefined
-  readonly repeat_state?: string | undefined
-  readonly timestamp?: number | undefined
+  readonly item?: PlaybackItem | null | undefined
+  readonly currently_playing_type?: string | null | undefined
+  readonly device?: Device | null | undefined
+  readonly shuffle_state?: boolean | null | undefined
+  readonly repeat_state?: string | null | undefined
+  readonly timestamp?: number | null | undefined
 }
 /** @since 1.0.0 */
 export interface PlaylistSnapshot {
@@ -727,6 +748,12 @@ export interface RedisTokenCacheOptions {
   readonly lockWait?: DurationInput | undefined
   readonly pollInterval?: DurationInput | undefined
   readonly commandTimeout?: DurationInput | undefined
+  /**
+   * What the cache logs when it connects (a warning when the server may evict its keys) goes here at or above
+   * `logLevel` (default `"warning"`, on stderr with `console.warn`): never to stdout.
+   */
+  readonly logLevel?: LogOptions["logLevel"]
+  readonly logger?: Logger | undefined
 }
 
 /**
@@ -769,8 +796,12 @@ export interface ConnectedRedisTokenStore {
 export const RedisTokenCache: {
   readonly connect: (options: RedisTokenCacheOptions) => Promise<ConnectedRedisTokenCache>
 } = {
-  connect: async (options) =>
-    described((await import("@service-sdk/redis")).RedisTokenCache.connect(described(options)))
+  connect: async (options) => {
+    const { RedisTokenCache } = await import("../../effect4/redis/src/index.js")
+    const { logLevel, logger, ...rest } = options ?? ({} as RedisTokenCacheOptions)
+    const { close, value } = await startScoped(RedisTokenCache.make(described(rest)), { logLevel, logger })
+    return described({ ...value, close, [Symbol.asyncDispose]: close })
+  }
 }
 
 /**
@@ -781,6 +812,10 @@ export const RedisTokenCache: {
 export const RedisTokenStore: {
   readonly connect: (options: RedisTokenStoreOptions) => Promise<ConnectedRedisTokenStore>
 } = {
-  connect: async (options) =>
-    described((await import("@service-sdk/redis")).RedisTokenStore.connect(described(options)))
+  connect: async (options) => {
+    const { RedisTokenStore } = await import("../../effect4/redis/src/index.js")
+    const { logLevel, logger, ...rest } = options ?? ({} as RedisTokenStoreOptions)
+    const { close, value } = await startScoped(RedisTokenStore.make(described(rest)), { logLevel, logger })
+    return described(Object.assign((userId: string) => value(userId), { close, [Symbol.asyncDispose]: close }))
+  }
 }

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
-import { readdirSync, statSync } from "node:fs"
+import { existsSync, readdirSync, statSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { beforeAll } from "vitest"
@@ -82,6 +82,26 @@ describe("the built bundle", () => {
       // the source line Node quotes, the stack (10 frames), the fields: about 1.2 KB (the minified bundle: 112 KB)
       expect(stderr.length).toBeLessThan(4_000)
       expect(Math.max(...stderr.split("\n").map((line) => line.length))).toBeLessThan(400)
+    }
+  }, 60_000)
+
+  it("a rejection's stack shows the caller's own frame; source-mapped frames name files that exist (42.15)", async () => {
+    const script = [
+      `const { AsyncClientCredentials } = require(${JSON.stringify(join(root, "dist", "index.cjs"))})`,
+      'const auth = new AsyncClientCredentials({ clientId: "id", clientSecret: "s", authUrl: "http://127.0.0.1:9", maxRetries: 0 })',
+      "async function myOwnCallSite() { return auth.getAccessToken() }",
+      "myOwnCallSite().catch((error) => { console.error(error.stack); return auth.close() })"
+    ].join("\n")
+    for (const args of [[], ["--enable-source-maps"]]) {
+      const { stderr } = await run([...args, "-e", script])
+      expect(stderr).toMatch(/^TransportError: /)
+      expect(stderr).toContain("myOwnCallSite")
+      if (args.length === 0) continue
+      // every frame Node maps into the SDK's sources names a file that exists (shipped under dist/sources)
+      const mapped = [...stderr.matchAll(/\((\/[^():]+\.ts):\d+:\d+\)/g)].map((match) => match[1]!)
+      expect(mapped.length).toBeGreaterThan(0)
+      expect(mapped.filter((file) => !existsSync(file))).toEqual([])
+      expect(mapped.every((file) => file.startsWith(join(root, "dist", "sources")))).toBe(true)
     }
   }, 60_000)
 

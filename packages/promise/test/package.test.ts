@@ -3,7 +3,7 @@ import * as Plain from "@service-sdk/promise"
 import { readFileSync } from "node:fs"
 import { builtinModules } from "node:module"
 import { join } from "node:path"
-import * as Facade from "@service-sdk/effect/promise"
+import * as Facade from "../../effect4/service-sdk/src/promise.js"
 
 const root = join(import.meta.dirname, "..")
 

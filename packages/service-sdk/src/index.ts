@@ -2,7 +2,7 @@
  * service-sdk: call the Service's web API without handling OAuth tokens by hand.
  *
  * @since 1.0.0
- * @module service-sdk
+ * @module @service-sdk/effect
  */
 
 /** @since 1.0.0 */

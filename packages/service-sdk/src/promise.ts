@@ -7,7 +7,7 @@
  * ```
  *
  * @since 1.0.0
- * @module service-sdk/promise
+ * @module @service-sdk/effect/promise
  */
 
 /** @since 1.0.0 */

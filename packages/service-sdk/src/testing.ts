@@ -3,7 +3,7 @@
  * `HttpClient`, so tests need no network.
  *
  * @since 1.0.0
- * @module service-sdk/testing
+ * @module @service-sdk/effect/testing
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"

@@ -2,6 +2,7 @@
  * The token request's form (RFC 6749 §3.2): client authentication and the body of each grant, as plain strings.
  * Each line unwraps its `Redacted` values at the edge, right before the request is built.
  */
+import { base64, utf8Bytes } from "./bytes.js"
 
 /** A grant with its secret values already unwrapped. */
 export type GrantForm =
@@ -20,7 +21,7 @@ export const formEncode = (value: string): string => new URLSearchParams({ v: va
 
 /** RFC 6749 §2.3.1: client id and secret are form-encoded before they are joined and base64-encoded. */
 export const basicAuthorization = (clientId: string, clientSecret: string): string =>
-  `Basic ${Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`, "utf8").toString("base64")}`
+  `Basic ${base64(utf8Bytes(`${formEncode(clientId)}:${formEncode(clientSecret)}`))}`
 
 /** The form parameters of a grant (RFC 6749 §4.1.3, §4.4.2, §6); no parameter is sent empty. */
 export const grantParameters = (grant: GrantForm): Record<string, string> => {
@@ -70,7 +71,7 @@ export const credentialSecrets = (clientId: string, clientSecret: string | undef
   if (clientSecret === undefined) return []
   const basic = basicAuthorization(clientId, clientSecret)
   const encoded = basic.slice("Basic ".length)
-  return [basic, encoded, Buffer.from(encoded, "base64").toString("utf8")]
+  return [basic, encoded, `${formEncode(clientId)}:${formEncode(clientSecret)}`]
 }
 
 /**

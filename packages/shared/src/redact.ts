@@ -2,6 +2,7 @@
  * Turning failures and tokens into text that is safe to show: no request objects (they hold Authorization headers
  * and form bodies with secrets), no token values.
  */
+import { base64, base64Url, utf8Bytes } from "./bytes.js"
 
 const messageOf = (u: unknown): string | undefined => {
   if (u instanceof Error) return u.message
@@ -56,8 +57,8 @@ const variantsOf = (secret: string): ReadonlyArray<string> => {
     formEncoded,
     encodeURIComponent(secret),
     JSON.stringify(secret).slice(1, -1),
-    Buffer.from(secret, "utf8").toString("base64").replace(/=+$/, ""),
-    Buffer.from(secret, "utf8").toString("base64url")
+    base64(utf8Bytes(secret)).replace(/=+$/, ""),
+    base64Url(utf8Bytes(secret))
   ]
   return [...new Set(variants)].filter((variant) => variant.length >= MIN_SECRET_LENGTH)
 }

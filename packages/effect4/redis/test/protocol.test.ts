@@ -6,13 +6,13 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { expect, it } from "@effect/vitest"
 import { RedisTokenCache, RedisTokenStore } from "@service-sdk/redis"
-import { SCRIPTS } from "../src/internal/shared/redisProtocol.js"
+import { SCRIPTS } from "@service-sdk/shared/redisProtocol"
 
 const effect3Connection = join(import.meta.dirname, "..", "..", "..", "redis", "src", "internal", "connection.ts")
 
 it("the Effect 3 line defines the same scripts: both import the one shared protocol module", () => {
-  // packages/shared/src/redisProtocol.ts, copied into each package (scripts/shared.mjs; the copies are checked equal)
-  expect(readFileSync(effect3Connection, "utf8")).toContain('from "./shared/redisProtocol.js"')
+  // packages/shared/src/redisProtocol.ts, imported by name from the private core package @service-sdk/shared
+  expect(readFileSync(effect3Connection, "utf8")).toContain('from "@service-sdk/shared/redisProtocol"')
   expect(Object.keys(SCRIPTS).length).toBeGreaterThan(0)
 })
 

@@ -12,12 +12,11 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import { nonNegativeDuration } from "./internal/config.js"
-import { checkedPath, run } from "./internal/fileProgram.js"
-import * as FileEntry from "./internal/shared/fileEntry.js"
-import * as FileLock from "./internal/shared/fileLock.js"
-import type { Program } from "./internal/shared/fileOps.js"
-import * as Safety from "./internal/shared/fileSafety.js"
-import { sameTokenJson } from "./internal/shared/tokenJson.js"
+// the file machinery, or in a browser page its stand-in (package.json "imports": the `browser` condition)
+import { checkedPath, FileEntry, FileLock, run, Safety } from "#file-cache"
+import * as BrowserCache from "./internal/browser/tokenCache.js"
+import type { Program } from "@service-sdk/shared/fileOps"
+import { sameTokenJson } from "@service-sdk/shared/tokenJson"
 import { ConfigurationError, type TokenCacheError } from "./ServiceError.js"
 import { decodeText, encodeText, type TokenInfo } from "./TokenInfo.js"
 
@@ -233,3 +232,36 @@ export const makeFile = (
 
   return { get, set, clear, withLock, compareAndSet }
 }
+
+/**
+ * The options of {@link browser}.
+ *
+ * @since 2.0.0
+ * @category browser
+ */
+export interface BrowserOptions {
+  /** The entry's name, so one origin can keep several sign-ins apart (default `"default"`). */
+  readonly key?: string | undefined
+}
+
+/**
+ * A cache shared by every tab of one origin, for a page (the Effect 4 line runs in browsers): the entry lives in
+ * IndexedDB, `withLock` holds a Web Lock (`navigator.locks`) so the tabs make one token request per expiry between
+ * them, and `compareAndSet` is one IndexedDB read-write transaction (atomic against every other tab). A change
+ * made by one tab is read by the others at their next renewal, with no reload; a tab that closes or crashes while it
+ * holds the lock releases it (the browser does). Where Web Locks or IndexedDB are missing (an old browser, a page
+ * not served over https or from a loopback address, Node) it fails with a ConfigurationError, never falling back
+ * to a per-tab cache. Any script of the origin can read the entry: see docs/browser.md.
+ *
+ * @example
+ * ```ts
+ * import { TokenCache } from "@service-sdk/effect"
+ *
+ * const cache = TokenCache.browser({ key: "my-app" }) // Effect<TokenCache, ConfigurationError>
+ * ```
+ *
+ * @since 2.0.0
+ * @category browser
+ */
+export const browser = (options?: BrowserOptions): Effect.Effect<TokenCache, ConfigurationError> =>
+  BrowserCache.make(options)

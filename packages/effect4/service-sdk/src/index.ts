@@ -19,9 +19,15 @@
  * ```
  *
  * @since 2.0.0
- * @module service-sdk (Effect 4 line, 2.x)
+ * @module @service-sdk/effect (Effect 4 line, 2.x)
  */
 export { AuthorizationCode } from "./AuthorizationCode.js"
+/**
+ * Sign-in by redirect in a browser page (a public client with PKCE): `start` before the redirect, `complete` after.
+ *
+ * @since 2.0.0
+ */
+export * as BrowserSignIn from "./BrowserSignIn.js"
 export { type AuthorizeLocalOptions, authorizeLocal } from "./authorizeLocal.js"
 export { ClientCredentials } from "./ClientCredentials.js"
 export { OAuthClient } from "./OAuthClient.js"
@@ -70,4 +76,4 @@ export { UserTokens, type Service as UserTokensService } from "./UserTokens.js"
  *
  * @since 2.0.0
  */
-export { cleanUntrustedText, maskToken } from "./internal/shared/redact.js"
+export { cleanUntrustedText, maskToken } from "@service-sdk/shared/redact"

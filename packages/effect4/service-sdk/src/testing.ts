@@ -3,7 +3,7 @@
  * `HttpClient`, so tests need no network.
  *
  * @since 2.0.0
- * @module service-sdk/testing (Effect 4 line, 2.x)
+ * @module @service-sdk/effect/testing (Effect 4 line, 2.x)
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

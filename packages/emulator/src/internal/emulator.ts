@@ -23,6 +23,7 @@ import { makeCatalog } from "./catalog.js"
 import { applyConfig, controlApp, decodeConfig } from "./control.js"
 import { decodeFault } from "./faults.js"
 import { LOCAL_FILE, TRACKS } from "./fixtures.js"
+import { withCors } from "./cors.js"
 import { json, methods, withRequestLog } from "./http.js"
 import { tokenEndpoint } from "./oauth.js"
 import { EmulatorState, type ResolvedOptions } from "./state.js"
@@ -140,11 +141,11 @@ const index = (state: EmulatorState, authUrl: string) =>
 export const makeApp = (state: EmulatorState, authUrl: string) =>
   HttpRouter.empty.pipe(
     HttpRouter.all("/", index(state, authUrl)),
-    HttpRouter.all("/api/token", tokenEndpoint(state)),
+    HttpRouter.all("/api/token", withCors(["POST"])(tokenEndpoint(state))),
     HttpRouter.all("/authorize", authorizeEndpoint(state)),
     HttpRouter.all("/authorize/decision", decisionEndpoint(state)),
     HttpRouter.mountApp("/__emulator", controlApp(state)),
-    HttpRouter.mountApp("/v1", apiApp(state), { includePrefix: true }),
+    HttpRouter.mountApp("/v1", withCors(["GET", "POST", "PUT", "DELETE"])(apiApp(state)), { includePrefix: true }),
     Effect.catchTag("RouteNotFound", () => Effect.succeed(json({ error: "Not found" }, 404))),
     // a bug must cost one response, never the server
     Effect.catchAllDefect(() => Effect.succeed(json({ error: "server_error" }, 500)))

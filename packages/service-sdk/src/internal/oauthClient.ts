@@ -22,7 +22,7 @@ import type {
   Service
 } from "../OAuthClient.js"
 import { cleanUntrustedText } from "./redact.js"
-import { defaultIssuer, issuerRefusal } from "./shared/issuer.js"
+import { defaultIssuer, issuerRefusal } from "@service-sdk/shared/issuer"
 import * as SignIn from "./signIn.js"
 import { generateState } from "./state.js"
 import * as TokenEndpoint from "./tokenEndpoint.js"

@@ -1,5 +1,5 @@
 /**
  * Redaction and the cleaning of server-supplied text: the one implementation both Effect lines use
- * (`packages/shared/src/redact.ts`, copied into `./shared/` by scripts/shared.mjs).
+ * (`@service-sdk/shared/redact`, the private core package both lines import).
  */
-export * from "./shared/redact.js"
+export * from "@service-sdk/shared/redact"

@@ -3,4 +3,4 @@
  * 2.1; DESIGN section 9): the canonical form, no credentials or fragment, no port 0, `https` or `http` on a loopback
  * IP literal. The one implementation both Effect lines use (`packages/shared/src/redirectUri.ts`).
  */
-export * from "./shared/redirectUri.js"
+export * from "@service-sdk/shared/redirectUri"

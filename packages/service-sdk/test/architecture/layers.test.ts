@@ -30,8 +30,6 @@ const RULES: ReadonlyArray<readonly [string, Layer]> = [
   ["internal/state.ts", "protocol"],
   ["internal/signIn.ts", "protocol"],
   ["internal/redirectUriRules.ts", "protocol"],
-  // the plain code both Effect lines share (copies of packages/shared/src): no Effect, no SDK module
-  ["internal/shared/", "protocol"],
   // token ownership: caches, single flight, providers, sign-in
   ["TokenProvider.ts", "ownership"],
   ["TokenCache.ts", "ownership"],
@@ -93,5 +91,30 @@ describe("architecture: protocol < ownership < client < facade", () => {
         .map((target) => `${file} (${layerOf(file)}) imports ${target} (${layerOf(target)})`)
     )
     expect(upward).toEqual([])
+  })
+})
+
+const files = sources(src)
+
+describe("architecture: the core both lines share", () => {
+  const core = join(src, "..", "..", "shared", "src")
+  const coreFiles = readdirSync(core).filter((file) => file.endsWith(".ts"))
+
+  it("is plain TypeScript: it imports no Effect, no SDK package and nothing outside itself but node: built-ins", () => {
+    expect(coreFiles.length).toBeGreaterThan(10)
+    const outside = coreFiles.flatMap((file) =>
+      [...readFileSync(join(core, file), "utf8").matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)]
+        .map((match) => match[1]!)
+        .filter((target) => !target.startsWith("./") && !target.startsWith("node:"))
+        .map((target) => `${file} imports ${target}`)
+    )
+    expect(outside).toEqual([])
+  })
+
+  it("is imported by name (@service-sdk/shared/<module>), never copied into a package's sources", () => {
+    const copies = files.filter((file) => file.startsWith("internal/shared/"))
+    expect(copies).toEqual([])
+    const byName = files.filter((file) => readFileSync(join(src, file), "utf8").includes('from "@service-sdk/shared/'))
+    expect(byName.length).toBeGreaterThan(5)
   })
 })

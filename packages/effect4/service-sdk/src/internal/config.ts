@@ -9,11 +9,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ConfigurationError } from "../ServiceError.js"
-import { normalizeScope } from "./shared/grant.js"
-import { describeValue, negativeOrNaN } from "./shared/optionValues.js"
-import { defaultIssuer, withoutTrailingSlashes } from "./shared/issuer.js"
-import { maskUrlCredentials } from "./shared/redact.js"
-import { redirectUriProblem } from "./shared/redirectUri.js"
+import { normalizeScope } from "@service-sdk/shared/grant"
+import { describeValue, negativeOrNaN } from "@service-sdk/shared/optionValues"
+import { maskUrlCredentials } from "@service-sdk/shared/redact"
+import { defaultIssuer, withoutTrailingSlashes } from "@service-sdk/shared/issuer"
+import { redirectUriProblem } from "@service-sdk/shared/redirectUri"
 
 export { normalizeScope }
 

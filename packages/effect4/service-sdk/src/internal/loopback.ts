@@ -8,8 +8,8 @@ import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
 import { ConfigurationError } from "../ServiceError.js"
 import { ENV } from "./config.js"
-import { cleanUntrustedText, describeCause, maskUrlCredentials } from "./shared/redact.js"
-import { LOOPBACK_EXAMPLE, loopbackRedirect } from "./shared/redirectUri.js"
+import { cleanUntrustedText, describeCause, maskUrlCredentials } from "@service-sdk/shared/redact"
+import { LOOPBACK_EXAMPLE, loopbackRedirect } from "@service-sdk/shared/redirectUri"
 
 const invalid = (message: string) =>
   new ConfigurationError({ message: `authorizeLocal: ${maskUrlCredentials(message)}` })

@@ -5,7 +5,6 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { createHash } from "node:crypto"
 import type {
   AuthorizationUrlOptions,
   BeginAuthorizationOptions,
@@ -18,9 +17,10 @@ import { AuthenticationError, ConfigurationError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
 import { ENV, type ResolvedProtocol, normalizeScope, secretValue } from "./config.js"
 import * as SignIn from "./signIn.js"
-import { randomState } from "./shared/pkce.js"
-import { issuerRefusal } from "./shared/issuer.js"
-import { cleanUntrustedText } from "./shared/redact.js"
+import { base64Url, sha256, utf8Bytes } from "@service-sdk/shared/bytes"
+import { randomState } from "@service-sdk/shared/pkce"
+import { cleanUntrustedText } from "@service-sdk/shared/redact"
+import { issuerRefusal } from "@service-sdk/shared/issuer"
 import type * as TokenEndpoint from "./tokenEndpoint.js"
 
 const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
@@ -124,9 +124,7 @@ export const COMPLETED_MEMORY = 10_000
 const signInMemory = () => {
   const seen = new Set<string>()
   const keyOf = (pending: PendingInput) =>
-    createHash("sha256")
-      .update(`${pending.state}\u0000${secretValue(pending.codeVerifier) ?? ""}`)
-      .digest("base64url")
+    base64Url(sha256(utf8Bytes(`${pending.state}\u0000${secretValue(pending.codeVerifier) ?? ""}`)))
   return {
     claim: (pending: PendingInput): string | undefined => {
       const key = keyOf(pending)

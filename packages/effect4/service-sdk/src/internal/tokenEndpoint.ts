@@ -13,11 +13,11 @@ import { AuthenticationError, type ErrorPayload, TransportError } from "../Servi
 import { TokenInfo } from "../TokenInfo.js"
 import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
 import { withSafeSpans } from "./safeSpans.js"
-import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "./shared/backoff.js"
-import { clientAuthentication, type GrantForm, grantParameters, requestSecrets } from "./shared/grant.js"
-import * as Answer from "./shared/tokenResponse.js"
-import { endFromNow } from "./shared/signInEnd.js"
-import { describeCause, maskSecrets, safeCause } from "./shared/redact.js"
+import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "@service-sdk/shared/backoff"
+import { clientAuthentication, type GrantForm, grantParameters, requestSecrets } from "@service-sdk/shared/grant"
+import * as Answer from "@service-sdk/shared/tokenResponse"
+import { describeCause, maskSecrets, safeCause } from "@service-sdk/shared/redact"
+import { endFromNow } from "@service-sdk/shared/signInEnd"
 
 /** A grant, its secrets still `Redacted` (unwrapped only when the form is built). */
 export type Grant =

@@ -16,6 +16,7 @@ import type * as TokenCache from "../../TokenCache.js"
 import type { TokenInfo } from "../../TokenInfo.js"
 import { TokenProvider, type TokenProviderService } from "../../TokenProvider.js"
 import { type AsyncAuthorizeLocalOptions, toEffectOptions } from "./authorizeLocalOptions.js"
+import { withLogging } from "./logging.js"
 import * as Runtime from "./runtime.js"
 import { register, type TokenSource } from "./tokenSource.js"
 
@@ -64,7 +65,17 @@ const ownedSource = <R>(
 ): TokenSource<R | TokenProvider | Peek> => {
   const runtime = new Runtime.FacadeRuntime(name, layer, options)
   const { peek, service } = runtime.runSync(Effect.all({ service: TokenProvider, peek: Peek }))
-  return { runtime, service, peek, owned: true }
+  // the provider logs to its own logger wherever it runs (an AsyncServiceClient's runtime included)
+  const logged = withLogging(runtime.logging)
+  return {
+    runtime,
+    service: {
+      getAccessToken: logged(service.getAccessToken),
+      forceRefresh: (rejected) => logged(service.forceRefresh(rejected))
+    },
+    peek,
+    owned: true
+  }
 }
 
 /**
@@ -135,16 +146,16 @@ export abstract class AsyncTokenProvider<R = TokenProvider> {
 export class AsyncClientCredentials extends AsyncTokenProvider<TokenProvider> {
   /** Throws ConfigurationError on invalid or missing options. */
   constructor(options: AsyncOptions<ClientCredentials.Options> = {}) {
-    const checked = Runtime.checkOptions("AsyncClientCredentials", options)
     super(
-      ownedSource(
-        "AsyncClientCredentials",
-        ownedLayer(
-          ClientCredentials.makeOwned({ ...checked, tokenCache: Runtime.toTokenCache(checked.tokenCache) }),
+      Runtime.guard("AsyncClientCredentials", () => {
+        const checked = Runtime.checkOptions("AsyncClientCredentials", options)
+        const tokenCache = Runtime.toTokenCache(checked.tokenCache, "tokenCache", Runtime.cacheTimeout(checked.timeout))
+        return ownedSource(
+          "AsyncClientCredentials",
+          ownedLayer(ClientCredentials.makeOwned({ ...checked, tokenCache }), checked),
           checked
-        ),
-        checked
-      )
+        )
+      })
     )
   }
 }
@@ -170,19 +181,23 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
 
   /** Throws ConfigurationError on invalid or missing options. */
   constructor(options: AsyncOptions<AuthorizationCodeModule.Options> = {}) {
-    const checked = Runtime.checkOptions("AsyncAuthorizationCode", options)
-    const source = ownedSource(
-      "AsyncAuthorizationCode",
-      ownedLayer(
-        AuthorizationCodeModule.makeOwned({ ...checked, tokenCache: Runtime.toTokenCache(checked.tokenCache) }),
-        checked,
-        AuthorizationCodeModule.AuthorizationCode
-      ),
-      checked
-    )
+    const { authorizationCode, source } = Runtime.guard("AsyncAuthorizationCode", () => {
+      const checked = Runtime.checkOptions("AsyncAuthorizationCode", options)
+      const tokenCache = Runtime.toTokenCache(checked.tokenCache, "tokenCache", Runtime.cacheTimeout(checked.timeout))
+      const source = ownedSource(
+        "AsyncAuthorizationCode",
+        ownedLayer(
+          AuthorizationCodeModule.makeOwned({ ...checked, tokenCache }),
+          checked,
+          AuthorizationCodeModule.AuthorizationCode
+        ),
+        checked
+      )
+      return { source, authorizationCode: source.runtime.runSync(AuthorizationCodeModule.AuthorizationCode) }
+    })
     super(source)
     this.#runtime = source.runtime
-    this.#authorizationCode = source.runtime.runSync(AuthorizationCodeModule.AuthorizationCode)
+    this.#authorizationCode = authorizationCode
   }
 
   /**
@@ -193,17 +208,26 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
     url: string,
     options: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined } = {}
   ): string {
-    return runSyncOrThrow(AuthorizationCodeModule.parseResponseUrl(url, options))
+    return runSyncOrThrow(
+      AuthorizationCodeModule.parseResponseUrl(
+        url,
+        Runtime.methodOptions("AsyncAuthorizationCode.parseResponseUrl", options) ?? {}
+      )
+    )
   }
 
   /** The URL to send the user to. */
   getAuthorizationUrl(options?: AuthorizationCodeModule.AuthorizationUrlOptions): string {
-    return this.#authorizationCode.getAuthorizationUrl(options)
+    return Runtime.guard("getAuthorizationUrl", () =>
+      this.#authorizationCode.getAuthorizationUrl(Runtime.methodOptions("getAuthorizationUrl", options))
+    )
   }
 
   /** Exchanges the code from the redirect for tokens, and caches them (public clients pass the PKCE verifier). */
   exchangeCode(code: string, options?: AuthorizationCodeModule.ExchangeCodeOptions): Promise<TokenInfo> {
-    return this.#runtime.run(this.#authorizationCode.exchangeCode(code, options))
+    return this.#runtime.run(
+      Effect.suspend(() => this.#authorizationCode.exchangeCode(code, Runtime.methodOptions("exchangeCode", options)))
+    )
   }
 
   /** Whether this is a public client (no secret). */
@@ -225,7 +249,11 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
   beginAuthorization(
     options?: AuthorizationCodeModule.BeginAuthorizationOptions
   ): Promise<AuthorizationCodeModule.PendingAuthorization> {
-    return this.#runtime.run(this.#authorizationCode.beginAuthorization(options))
+    return this.#runtime.run(
+      Effect.suspend(() =>
+        this.#authorizationCode.beginAuthorization(Runtime.methodOptions("beginAuthorization", options))
+      )
+    )
   }
 
   /** Finishes a sign-in: checks the callback's state, exchanges its code with the verifier, caches the tokens. */
@@ -244,7 +272,7 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider<AuthorizationCode
     return this.#runtime.run(
       Effect.flatMap(loadAuthorizeLocal, ({ authorizeLocal }) =>
         Effect.provideService(
-          authorizeLocal(toEffectOptions(options)),
+          Effect.suspend(() => authorizeLocal(toEffectOptions(Runtime.methodOptions("authorizeLocal", options)))),
           AuthorizationCodeModule.AuthorizationCode,
           this.#authorizationCode
         )

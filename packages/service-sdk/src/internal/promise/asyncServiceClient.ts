@@ -94,7 +94,7 @@ const tokenLayer = (
   }
   const layer = ServiceClient.layerClientCredentials({
     ...options,
-    tokenCache: Runtime.toTokenCache(options.tokenCache)
+    tokenCache: Runtime.toTokenCache(options.tokenCache, "tokenCache", Runtime.cacheTimeout(options.timeout))
   })
   // "no credentials" only when credentials are what is missing: any other problem (a malformed authUrl with the
   // credentials in the environment) is said first, as it is (issue 42 item 16)
@@ -132,14 +132,18 @@ export class AsyncServiceClient {
 
   /** Throws ConfigurationError on conflicting, missing or invalid options. */
   constructor(options: AsyncServiceClientOptions = {}) {
-    const checked = Runtime.checkOptions("AsyncServiceClient", options)
+    const { checked, client, runtime } = Runtime.guard("AsyncServiceClient", () => {
+      const checked = Runtime.checkOptions("AsyncServiceClient", options)
+      const runtime = new Runtime.FacadeRuntime(
+        "AsyncServiceClient",
+        Runtime.provideHttpClient(tokenLayer(checked), checked),
+        checked
+      )
+      return { checked, runtime, client: runtime.runSync(ServiceClient) }
+    })
     this.#authProvider = checked.authProvider
-    this.#runtime = new Runtime.FacadeRuntime(
-      "AsyncServiceClient",
-      Runtime.provideHttpClient(tokenLayer(checked), checked),
-      checked
-    )
-    this.#client = this.#runtime.runSync(ServiceClient)
+    this.#runtime = runtime
+    this.#client = client
   }
 
   /**

@@ -3,6 +3,7 @@
  * `AsyncServiceClient`.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Layer from "effect/Layer"
@@ -15,6 +16,7 @@ import * as UserTokensModule from "../../UserTokens.js"
 import { describeCause } from "../redact.js"
 import { effectStoreOf } from "./plainCaches.js"
 import { AsyncTokenProvider } from "./asyncProviders.js"
+import { withLogging } from "./logging.js"
 import * as Runtime from "./runtime.js"
 import type { TokenSource } from "./tokenSource.js"
 
@@ -43,23 +45,23 @@ const storeError = (problem: string) =>
 
 /** Each user's cache as an Effect `TokenCache` (a plain Promise cache adapted, `clear` included). */
 const toTokenStore =
-  (store: (userId: string) => TokenCache.TokenCache | PromiseUserTokenCache): TokenStore =>
+  (store: (userId: string) => TokenCache.TokenCache | PromiseUserTokenCache, timeout: Duration.Duration): TokenStore =>
   (userId) => {
     const cache = store(userId)
     const problem = Runtime.cacheProblem(cache)
     if (problem !== undefined) throw storeError(`for a user it returned a cache that is not one: ${problem}`)
-    return Runtime.toTokenCache(cache, "store") as TokenCache.TokenCache
+    return Runtime.toTokenCache(cache, "store", timeout) as TokenCache.TokenCache
   }
 
 /**
  * The store of the options as an Effect `TokenStore`: checked now (called once with a probe id, as a store only makes
  * a handle), built when the runtime starts (a `directoryTokenStore` first creates its directory).
  */
-const resolveStore = (store: unknown): Effect.Effect<TokenStore> => {
+const resolveStore = (store: unknown, timeout: Duration.Duration): Effect.Effect<TokenStore> => {
   if (typeof store !== "function") throw storeError(`got ${store === null ? "null" : typeof store}`)
   const fromDirectory = effectStoreOf(store)
   if (fromDirectory !== undefined) return fromDirectory
-  const effectStore = toTokenStore(store as (userId: string) => TokenCache.TokenCache | PromiseUserTokenCache)
+  const effectStore = toTokenStore(store as (userId: string) => TokenCache.TokenCache | PromiseUserTokenCache, timeout)
   try {
     effectStore("service-sdk:store-check")
   } catch (error) {
@@ -121,37 +123,43 @@ export class AsyncUserTokens {
 
   /** Throws ConfigurationError on invalid or missing options, whatever `httpClient` is. */
   constructor(options: AsyncUserTokensOptions) {
-    const checked = Runtime.checkOptions("AsyncUserTokens", options, true)
-    const store = resolveStore(checked.store)
-    // options checked first on a stand-in client and store, so that a bad option throws even with an asynchronous
-    // httpClient or store
-    Runtime.runSyncOrThrow(
-      Effect.scoped(UserTokensModule.make({ ...checked, store: unusedStore })).pipe(
-        Effect.provideService(HttpClient.HttpClient, unusedHttpClient)
+    const { runtime, service } = Runtime.guard("AsyncUserTokens", () => {
+      const checked = Runtime.checkOptions("AsyncUserTokens", options, true)
+      const store = resolveStore(checked.store, Runtime.cacheTimeout(checked.timeout))
+      // options checked first on a stand-in client and store, so that a bad option throws even with an asynchronous
+      // httpClient or store
+      Runtime.runSyncOrThrow(
+        Effect.scoped(UserTokensModule.make({ ...checked, store: unusedStore })).pipe(
+          Effect.provideService(HttpClient.HttpClient, unusedHttpClient)
+        )
       )
-    )
-    this.#runtime = new Runtime.FacadeRuntime(
-      "AsyncUserTokens",
-      Runtime.provideHttpClient(
-        Layer.unwrapEffect(Effect.map(store, (store) => UserTokensModule.UserTokens.layer({ ...checked, store }))),
+      const runtime = new Runtime.FacadeRuntime(
+        "AsyncUserTokens",
+        Runtime.provideHttpClient(
+          Layer.unwrapEffect(Effect.map(store, (store) => UserTokensModule.UserTokens.layer({ ...checked, store }))),
+          checked
+        ),
         checked
-      ),
-      checked
-    )
-    const ready = this.#runtime.run(UserTokensModule.UserTokens)
-    ready.catch(() => undefined) // the options were checked: a failure here is the httpClient layer's, seen per call
-    this.#service = Effect.promise(() => ready)
+      )
+      const ready = runtime.run(UserTokensModule.UserTokens)
+      ready.catch(() => undefined) // the options were checked: a failure here is the httpClient layer's, seen per call
+      return { runtime, service: Effect.promise(() => ready) }
+    })
+    this.#runtime = runtime
+    this.#service = service
   }
 
   /** That user's tokens, as an `authProvider` for `AsyncServiceClient`. Throws ConfigurationError on a bad id. */
   forUser(userId: string): AsyncUserTokenProvider {
     const checked = UserTokensModule.checkUserId(userId)
     const provider = Effect.map(this.#service, (service) => service.provider(checked))
+    // the user's provider logs to this object's logger wherever it runs (an AsyncServiceClient's runtime included)
+    const logged = withLogging(this.#runtime.logging)
     return new UserProvider({
       runtime: this.#runtime,
       service: {
-        getAccessToken: Effect.flatMap(provider, (p) => p.getAccessToken),
-        forceRefresh: (rejected) => Effect.flatMap(provider, (p) => p.forceRefresh(rejected))
+        getAccessToken: logged(Effect.flatMap(provider, (p) => p.getAccessToken)),
+        forceRefresh: (rejected) => logged(Effect.flatMap(provider, (p) => p.forceRefresh(rejected)))
       },
       owned: false
     })

@@ -6,7 +6,11 @@ import * as Cause from "effect/Cause"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as HashSet from "effect/HashSet"
 import { ConfigurationError } from "../../ServiceError.js"
+import { callLogger, readLoggerMethods } from "@service-sdk/shared/plainInput"
 
 /**
  * The least severe level a facade object logs (`"none"`: nothing).
@@ -62,33 +66,66 @@ const toLine = (options: Logger.Logger.Options<unknown>): string => {
   return `service-sdk ${options.logLevel.label} ${text(options.message)}${annotations}${cause}`
 }
 
-const makeLogger = (target: FacadeLogger): Logger.Logger<unknown, void> =>
-  Logger.make((options) => {
-    target[methodOf(options.logLevel)](toLine(options))
-  })
+/**
+ * A facade object's logging, resolved: the least severe level and the logger (each line handed to the user's method
+ * once; what it throws, or a Promise it returns that rejects, is swallowed: logging never fails a call). Throws
+ * ConfigurationError for a bad `logLevel` or `logger`.
+ */
+export interface Logging {
+  readonly level: LogLevel.LogLevel
+  readonly logger: Logger.Logger<unknown, void>
+}
 
-/** The logger layer of a facade object's runtime; throws ConfigurationError for a bad `logLevel` or `logger`. */
-export const loggerLayer = (options: {
+export const resolveLogging = (options: {
   readonly logLevel?: LogLevelName | undefined
   readonly logger?: FacadeLogger | undefined
-}): Layer.Layer<never> => {
+}): Logging => {
   const levelName = options.logLevel ?? "warning"
-  if (!Object.hasOwn(levels, levelName)) {
+  if (typeof levelName !== "string" || !Object.hasOwn(levels, levelName)) {
     throw new ConfigurationError({
       message: `logLevel must be one of ${Object.keys(levels).join(", ")} (got ${JSON.stringify(String(levelName))})`
     })
   }
-  const target = options.logger ?? stderrConsole
-  const missing = (["error", "warn", "info", "debug"] as const).filter(
-    (method) => typeof (target as Partial<FacadeLogger> | null)?.[method] !== "function"
-  )
-  if (missing.length > 0) {
-    throw new ConfigurationError({
-      message: `logger must have the methods error, warn, info and debug (missing ${missing.join(", ")})`
-    })
-  }
-  return Layer.merge(
-    Logger.replace(Logger.defaultLogger, makeLogger(target)),
-    Logger.minimumLogLevel(levels[levelName])
-  )
+  const read = readLoggerMethods(options.logger ?? stderrConsole, ["error", "warn", "info", "debug"] as const)
+  if ("problem" in read) throw new ConfigurationError({ message: read.problem })
+  const { methods } = read
+  const logger = Logger.make((log: Logger.Logger.Options<unknown>) => {
+    let line: string
+    try {
+      line = toLine(log)
+    } catch {
+      return
+    }
+    callLogger(methods[methodOf(log.logLevel)], line)
+  })
+  return { level: levels[levelName], logger }
 }
+
+/** The logger layer of a facade object's runtime; throws ConfigurationError for a bad `logLevel` or `logger`. */
+export const loggerLayer = (
+  options:
+    | {
+        readonly logLevel?: LogLevelName | undefined
+        readonly logger?: FacadeLogger | undefined
+      }
+    | Logging
+): Layer.Layer<never> => {
+  const logging =
+    "level" in options && "logger" in options && Logger.isLogger(options.logger)
+      ? (options as Logging)
+      : resolveLogging(options as never)
+  return Layer.merge(Logger.replace(Logger.defaultLogger, logging.logger), Logger.minimumLogLevel(logging.level))
+}
+
+/**
+ * `effect` logging to `logging`, whichever runtime runs it (a provider's own logging when an `AsyncServiceClient`
+ * runs it as its `authProvider`).
+ */
+export const withLogging =
+  (logging: Logging) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.locally(
+      Logger.withMinimumLogLevel(effect, logging.level),
+      FiberRef.currentLoggers,
+      HashSet.make(logging.logger)
+    )

@@ -4,17 +4,19 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import { getOrThrow, runSyncOrThrow } from "../../bridge.js"
-import { ConfigurationError, TokenCacheError } from "../../ServiceError.js"
+import { ConfigurationError, ServiceError, TokenCacheError } from "../../ServiceError.js"
 import * as TokenCache from "../../TokenCache.js"
 import { TokenInfo, type TokenInfoJson } from "../../TokenInfo.js"
 import { describeCause, safeCause } from "../redact.js"
 import { layerUndiciOnFirstUse } from "./lazyHttpClient.js"
-import { type FacadeLogger, type LogLevelName, loggerLayer } from "./logging.js"
+import { describeThrown, readPlainOptions } from "@service-sdk/shared/plainInput"
+import { type FacadeLogger, type Logging, type LogLevelName, loggerLayer, resolveLogging } from "./logging.js"
 import { effectCacheOf } from "./plainCaches.js"
 
 export { runSyncOrThrow }
@@ -52,13 +54,32 @@ export interface FacadeOptions {
 
 const isObject = (u: unknown): u is object => typeof u === "object" && u !== null
 
-/** The options object of a constructor: `undefined` is none, anything but an object is a ConfigurationError. */
+/**
+ * Runs a facade constructor: whatever escapes it that is not the SDK's own error (a hostile value's getter, a
+ * Proxy's trap) is a ConfigurationError naming the constructor.
+ */
+export const guard = <A>(name: string, make: () => A): A => {
+  try {
+    return make()
+  } catch (error) {
+    if (error instanceof ServiceError) throw error
+    throw new ConfigurationError({ message: `${name}: the options cannot be used (${describeThrown(error)})` })
+  }
+}
+
+/**
+ * The options object of a constructor, read once (a copy: a getter or Proxy that throws, or a list too long to walk,
+ * is a ConfigurationError): `undefined` is none, anything but an object is a ConfigurationError.
+ */
 export const checkOptions = <O extends object>(name: string, options: O | undefined | null, required = false): O => {
   if (options === undefined && !required) return {} as O
   if (!isObject(options) || Array.isArray(options)) {
     throw new ConfigurationError({ message: `${name} takes an options object (got ${describeValue(options)})` })
   }
-  const { fetch, httpClient } = options as FacadeOptions
+  const read = readPlainOptions(name, options)
+  if ("problem" in read) throw new ConfigurationError({ message: read.problem })
+  const copy = read.options as O
+  const { fetch, httpClient } = copy as FacadeOptions
   if (httpClient !== undefined && !Layer.isLayer(httpClient)) {
     throw new ConfigurationError({
       message: `httpClient must be a Layer providing HttpClient (got ${describeValue(httpClient)})`
@@ -72,7 +93,15 @@ export const checkOptions = <O extends object>(name: string, options: O | undefi
   if (fetch !== undefined && httpClient !== undefined) {
     throw new ConfigurationError({ message: "pass fetch or httpClient, not both" })
   }
-  return options
+  return copy
+}
+
+/** A method's options from plain code, read once like a constructor's (`undefined` stays `undefined`). */
+export const methodOptions = <O extends object>(name: string, options: O | undefined): O | undefined => {
+  if (options === undefined || options === null || !isObject(options)) return options ?? undefined
+  const read = readPlainOptions(name, options)
+  if ("problem" in read) throw new ConfigurationError({ message: read.problem })
+  return read.options as O
 }
 
 const describeValue = (u: unknown): string =>
@@ -84,12 +113,15 @@ const closedError = (name: string) => new ConfigurationError({ message: `${name}
 export class FacadeRuntime<R> {
   readonly #runtime: ManagedRuntime.ManagedRuntime<R, unknown>
   readonly #name: string
+  /** The object's logging (a provider's, applied to its service wherever it runs). */
+  readonly logging: Logging
   #closed: Promise<void> | undefined
 
   /** Throws ConfigurationError for a bad `logLevel`/`logger`. */
   constructor(name: string, layer: Layer.Layer<R, unknown>, options: FacadeOptions = {}) {
     this.#name = name
-    this.#runtime = ManagedRuntime.make(Layer.provideMerge(layer, loggerLayer(options)))
+    this.logging = resolveLogging(options)
+    this.#runtime = ManagedRuntime.make(Layer.provideMerge(layer, loggerLayer(this.logging)))
   }
 
   get closed(): boolean {
@@ -143,16 +175,35 @@ const isFunction = (u: unknown): u is (...args: ReadonlyArray<never>) => unknown
 /** Whether `cache` is a token cache (an Effect `TokenCache` or a plain Promise one); else what is wrong with it. */
 export const cacheProblem = (cache: unknown): string | undefined => {
   if (!isObject(cache)) return `got ${describeValue(cache)}`
-  const { get, set } = cache as { get?: unknown; set?: unknown }
-  if (!(Effect.isEffect(get) || isFunction(get))) return "its get is neither an Effect nor a function"
-  if (!isFunction(set)) return "its set is not a function"
-  return undefined
+  try {
+    const { get, set } = cache as { get?: unknown; set?: unknown }
+    if (!(Effect.isEffect(get) || isFunction(get))) return "its get is neither an Effect nor a function"
+    if (!isFunction(set)) return "its set is not a function"
+    return undefined
+  } catch (thrown) {
+    return `it could not be read: a getter or proxy threw ${describeThrown(thrown)}`
+  }
 }
 
-/** An Effect `TokenCache` as is (also the one behind `fileTokenCache`), or a plain Promise cache adapted to one. */
+/** The longest a call of a plain cache may take: the object's `timeout` option (default 30 s). */
+export const cacheTimeout = (timeout: unknown): Duration.Duration => {
+  try {
+    const decoded = Duration.decodeUnknown(timeout)
+    if (Option.isSome(decoded) && Duration.isFinite(decoded.value) && Duration.toMillis(decoded.value) > 0) {
+      return decoded.value
+    }
+  } catch {}
+  return Duration.seconds(30)
+}
+
+/**
+ * An Effect `TokenCache` as is (also the one behind `fileTokenCache`), or a plain Promise cache adapted to one: a
+ * throw or rejection is a TokenCacheError, and so is a call that has not settled within `timeout`.
+ */
 export const toTokenCache = (
   cache: TokenCache.TokenCache | PromiseTokenCache | undefined,
-  option = "tokenCache"
+  option = "tokenCache",
+  timeout: Duration.Duration = Duration.seconds(30)
 ): TokenCache.TokenCache | undefined => {
   if (cache === undefined) return undefined
   const problem = cacheProblem(cache)
@@ -166,11 +217,22 @@ export const toTokenCache = (
   if (Effect.isEffect(cache.get)) return cache as TokenCache.TokenCache
   const plain = cache as PromiseTokenCache
   const clear = plain.clear
+  const call = <A>(operation: string, f: () => PromiseLike<A>): Effect.Effect<A, TokenCacheError> =>
+    Effect.tryPromise({ try: () => Promise.resolve(f()), catch: cacheFailure(operation) }).pipe(
+      Effect.timeoutFail({
+        duration: timeout,
+        onTimeout: () =>
+          new TokenCacheError({
+            message: `the token cache's ${operation} did not settle within ${Duration.toMillis(timeout)} ms (the call's timeout)`
+          })
+      })
+    )
   const adapted: TokenCache.TokenCache = {
-    get: Effect.tryPromise({ try: () => plain.get(), catch: cacheFailure("get") }).pipe(Effect.map(asTokenInfo)),
-    set: (token) => Effect.tryPromise({ try: () => plain.set(token), catch: cacheFailure("set") })
+    get: Effect.map(
+      call("get", () => plain.get()),
+      asTokenInfo
+    ),
+    set: (token) => Effect.asVoid(call("set", () => plain.set(token)))
   }
-  return isFunction(clear)
-    ? { ...adapted, clear: Effect.tryPromise({ try: () => clear.call(plain), catch: cacheFailure("clear") }) }
-    : adapted
+  return isFunction(clear) ? { ...adapted, clear: Effect.asVoid(call("clear", () => clear.call(plain))) } : adapted
 }

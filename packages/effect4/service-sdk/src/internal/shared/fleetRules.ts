@@ -1,0 +1,37 @@
+// Copied from packages/shared/src/fleetRules.ts by scripts/shared.mjs: edit the original there, then `npm run shared`.
+/**
+ * Timing rules every process keeps on a token and its shared entry, whatever its Effect line (a fleet may mix them).
+ */
+
+/**
+ * How long a provider that finds the shared entry gone (a flushed or restarted store) while it still holds a refresh
+ * token waits before using it: long enough for a renewal under way elsewhere (whose lock was lost with the store) to
+ * store its rotated refresh token. Not for a store whose empty entry means "signed out" (`UserTokens`).
+ */
+export const VANISHED_ENTRY_GRACE_MILLIS = 2250
+
+/**
+ * From when (epoch ms) a token is renewed (DESIGN section 4): `expiresAt - skew`, or, for a short-lived token (a
+ * known lifetime of at most twice `skew`), half-way through its lifetime, so that it is never renewed on every call.
+ */
+export const staleAtMillis = (
+  token: { readonly expiresAt: number; readonly issuedAt?: number | undefined },
+  skewMillis: number
+): number => {
+  const expires = token.expiresAt * 1000
+  if (token.issuedAt !== undefined && token.issuedAt < token.expiresAt) {
+    const lifetime = expires - token.issuedAt * 1000
+    if (lifetime <= 2 * skewMillis) return expires - lifetime / 2
+  }
+  return expires - skewMillis
+}
+
+/**
+ * After an `invalid_grant` on a shared entry (RFC 6749 §5.2; the Service rotates refresh tokens): how often, and how
+ * far apart (ms, on the wall clock), the entry is read for the token of the renewal elsewhere that rotated ours out,
+ * before our refresh token is taken for rejected (0.5 s in all). Without a lock the winner may still be writing it.
+ * With a lock it is written already, unless the lock itself was lost: a Redis failover to a replica that had not seen
+ * it, where the winner writes its token back within about this long (issue 28's kept writes).
+ */
+export const RACE_READS = 6
+export const RACE_READ_PAUSE_MILLIS = 100
