@@ -397,6 +397,8 @@ export interface AuthorizationCodeOptions extends ClientCredentialsOptions {
   readonly redirectUri?: string | undefined
   /** The issuer a callback's `iss` must name (RFC 9207; default `authUrl` without a trailing slash; since 0.2.0). */
   readonly issuer?: string | undefined
+  /** Refuse a callback without `iss` (RFC 9207 §2.4; default false). */
+  readonly requireIss?: boolean | undefined
   /** How long a sign-in lasts when the server does not say (the Service: `"180 days"`; since 0.2.0). */
   readonly refreshTokenLifetime?: DurationInput | undefined
   readonly refreshToken?: string | undefined

@@ -23,7 +23,7 @@ import type { TokenProvider, TokenProviderService } from "./TokenProvider.js"
 
 /**
  * The options of `ClientCredentials`, plus the protocol's sign-in options (`redirectUri`, from
- * `SERVICE_SDK_REDIRECT_URI`; `publicClient`; `issuer`; `refreshTokenLifetime`), and a refresh token to start from
+ * `SERVICE_SDK_REDIRECT_URI`; `publicClient`; `issuer`; `requireIss`; `refreshTokenLifetime`), and a refresh token to start from
  * (for programs that stored one).
  *
  * @since 1.0.0
@@ -31,7 +31,7 @@ import type { TokenProvider, TokenProviderService } from "./TokenProvider.js"
  */
 export interface Options
   extends ClientCredentials.Options,
-    Pick<OAuthClient.Options, "redirectUri" | "publicClient" | "issuer" | "refreshTokenLifetime"> {
+    Pick<OAuthClient.Options, "redirectUri" | "publicClient" | "issuer" | "requireIss" | "refreshTokenLifetime"> {
   readonly refreshToken?: string | Redacted.Redacted<string> | undefined
 }
 
@@ -128,7 +128,8 @@ export interface AuthorizationCodeService extends TokenProviderService {
  * The code from the URL the authorization server redirected to (RFC 6749 §4.1.2). Accepts a full URL or a bare query
  * string. Rules, in order: a repeated `state`, `code`, `error` or `iss` parameter fails (§3.1); when `expectedState`
  * is given, a missing or different `state` fails ("state mismatch"; §10.12, CSRF); when `issuer` is given, an `iss`
- * that differs fails (RFC 9207; `completeAuthorization` always checks it against the configured issuer); an `error`
+ * that differs fails (RFC 9207; `completeAuthorization` always checks it against the configured issuer), and with
+ * `requireIss` a missing `iss` fails too; an `error`
  * parameter fails (§4.1.2.1), its `error_description` without control characters and capped at 512 characters; no
  * `code` fails.
  *
@@ -140,7 +141,11 @@ export interface AuthorizationCodeService extends TokenProviderService {
  */
 export const parseResponseUrl: (
   url: string,
-  options?: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined }
+  options?: {
+    readonly expectedState?: string | undefined
+    readonly issuer?: string | undefined
+    readonly requireIss?: boolean | undefined
+  }
 ) => Effect.Effect<string, AuthenticationError> = Protocol.parseResponseUrl
 
 /**

@@ -24,7 +24,7 @@ import type { TokenProvider, TokenProviderService } from "./TokenProvider.js"
  * @category options
  */
 export interface Options
-  extends Omit<OAuthClient.Options, "publicClient" | "redirectUri" | "issuer" | "refreshTokenLifetime"> {
+  extends Omit<OAuthClient.Options, "publicClient" | "redirectUri" | "issuer" | "requireIss" | "refreshTokenLifetime"> {
   /** Where the token is kept (default: in memory, this process only). */
   readonly tokenCache?: TokenCache | undefined
   /** A token is renewed this long before it expires (default 30 s). */

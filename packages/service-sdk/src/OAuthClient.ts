@@ -48,6 +48,14 @@ export interface Options {
    */
   readonly issuer?: string | undefined
   /**
+   * Refuse an authorization response without `iss` (RFC 9207 §2.4), for an authorization server that always sends
+   * it (and advertises `authorization_response_iss_parameter_supported`): a response without it may come from
+   * another server (a mix-up attack). Default false: a response without `iss` is accepted, one with it is checked.
+   *
+   * @since 1.0.0
+   */
+  readonly requireIss?: boolean | undefined
+  /**
    * How long a sign-in lasts when the token endpoint does not say so with `refresh_token_expires_in`: the Service
    * ends a refresh token 180 days after the user signed in, and refreshing does not extend it (pass `"180 days"`).
    * With it the stored entry knows when the sign-in ends: a warning is logged within its last 7 days, and the

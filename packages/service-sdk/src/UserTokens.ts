@@ -7,6 +7,7 @@
  * @since 1.0.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -17,6 +18,7 @@ import * as RcMap from "effect/RcMap"
 import type * as Scope from "effect/Scope"
 import type * as AuthorizationCode from "./AuthorizationCode.js"
 import { positiveDuration } from "./internal/config.js"
+import { derivedToken } from "./internal/derivedToken.js"
 import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
 import * as SharedHold from "./internal/sharedHold.js"
@@ -175,7 +177,17 @@ export const make = (
             new ConfigurationError({ message: "signIn needs a TokenInfo (e.g. from completeAuthorization)" })
           )
         }
-        return withUser(id, (state) => state.store(token))
+        // every token records when it was issued (DESIGN section 9): one that does not is issued now, for all the
+        // SDK can tell, so that a short-lived token is renewed half-way through what is left of it, not at once
+        return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          withUser(id, (state) =>
+            state.store(
+              token.issuedAt !== undefined
+                ? token
+                : derivedToken({ ...token, issuedAt: Math.min(now / 1000, token.expiresAt) })
+            )
+          )
+        )
       }).pipe(Effect.withSpan("UserTokens.signIn"))
 
     const signOut = (userId: string): Effect.Effect<void, TokenCacheError> =>

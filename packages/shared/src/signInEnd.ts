@@ -9,16 +9,54 @@ export const WARN_BEFORE_END_SECONDS = 7 * 86_400
 /** A refresh at or after this long before the end counts as "at the end" (clocks differ a little). */
 export const END_MARGIN_SECONDS = 60
 
-/** When a sign-in ends (seconds since the epoch), if known: its recorded end, else its start plus the lifetime. */
+/** The latest instant a sign-in's times may name: the last second of year 9999 (seconds since the epoch). */
+export const LATEST_INSTANT_SECONDS = 253_402_300_799
+
+/**
+ * `seconds` when it is a sane instant (seconds since the epoch): a finite number from 0 to the end of year 9999.
+ * Anything else (negative, NaN, infinite, huge: a corrupt entry, a server's `refresh_token_expires_in` of 1e13) is
+ * read as unknown, never turned into an Invalid Date (DESIGN section 9, "Tokens").
+ */
+export const saneInstant = (seconds: unknown): number | undefined =>
+  typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0 && seconds <= LATEST_INSTANT_SECONDS
+    ? seconds
+    : undefined
+
+/**
+ * When a sign-in ends that a token response says ends `expiresIn` seconds from `nowSeconds`
+ * (`refresh_token_expires_in`), or undefined when the server did not say or said something out of range.
+ */
+export const endFromNow = (nowSeconds: number, expiresIn: number | null | undefined): number | undefined =>
+  expiresIn == null || saneInstant(expiresIn) === undefined ? undefined : saneInstant(nowSeconds + expiresIn)
+
+/**
+ * When a sign-in ends (seconds since the epoch), if known: its recorded end, else its start plus the lifetime. A
+ * time out of range ({@link saneInstant}) counts as unknown.
+ */
 export const endOfSignIn = (
   token: { readonly signedInAt?: number | undefined; readonly signInEndsAt?: number | undefined },
   lifetimeSeconds: number | undefined
-): number | undefined =>
-  token.signInEndsAt ??
-  (token.signedInAt === undefined || lifetimeSeconds === undefined ? undefined : token.signedInAt + lifetimeSeconds)
+): number | undefined => {
+  const recorded = saneInstant(token.signInEndsAt)
+  if (recorded !== undefined) return recorded
+  const start = saneInstant(token.signedInAt)
+  return start === undefined || lifetimeSeconds === undefined ? undefined : saneInstant(start + lifetimeSeconds)
+}
 
-/** An instant (seconds since the epoch) as the words print it: ISO 8601 in UTC, to the second. */
-export const iso = (seconds: number): string => new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
+/**
+ * An instant (seconds since the epoch) as the words print it: ISO 8601 in UTC, to the second. One out of range
+ * ({@link saneInstant}) prints as "an unknown date" rather than throwing `RangeError: Invalid time value`.
+ */
+export const iso = (seconds: number): string =>
+  saneInstant(seconds) === undefined
+    ? "an unknown date"
+    : new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
+
+/** The instant as a `Date`, or undefined when it is out of range ({@link saneInstant}): never an Invalid Date. */
+export const dateOf = (seconds: number | undefined): Date | undefined => {
+  const sane = saneInstant(seconds)
+  return sane === undefined ? undefined : new Date(sane * 1000)
+}
 
 /** How long until `end`, in whole days and never below zero: "in 3 days", "in 1 day", "in 0 days". */
 export const inDays = (end: number, nowSeconds: number): string => {

@@ -6,6 +6,8 @@
  * reading rules (lenient) and the writing rules (canonical) live here only.
  */
 
+import { saneInstant } from "./signInEnd.js"
+
 /** The JSON form of a stored token. */
 export interface TokenJson {
   readonly access_token: string
@@ -45,8 +47,8 @@ const isFiniteNumber = (u: unknown): u is number => typeof u === "number" && Num
 
 /**
  * A decoded JSON value read leniently as a stored token: anything but an object with a non-empty string
- * `access_token` and a finite `expires_at` is undefined; an ill-typed optional field reads as absent; unknown
- * fields are dropped.
+ * `access_token` and a finite `expires_at` is undefined; an ill-typed optional field reads as absent, and so does a
+ * sign-in time out of range (`signInEnd.ts`'s `saneInstant`); unknown fields are dropped.
  */
 export const fromJsonValue = (json: unknown): TokenJson | undefined => {
   if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined
@@ -61,8 +63,9 @@ export const fromJsonValue = (json: unknown): TokenJson | undefined => {
     ...(typeof r.auth_url === "string" ? { auth_url: r.auth_url } : {}),
     ...(isFiniteNumber(r.issued_at) ? { issued_at: r.issued_at } : {}),
     ...(r.refresh_rejected === true ? { refresh_rejected: true as const } : {}),
-    ...(isFiniteNumber(r.signed_in_at) ? { signed_in_at: r.signed_in_at } : {}),
-    ...(isFiniteNumber(r.sign_in_ends_at) ? { sign_in_ends_at: r.sign_in_ends_at } : {})
+    // a sign-in's times out of range (negative, huge: a corrupt entry) read as unknown, never thrown later
+    ...(saneInstant(r.signed_in_at) !== undefined ? { signed_in_at: r.signed_in_at as number } : {}),
+    ...(saneInstant(r.sign_in_ends_at) !== undefined ? { sign_in_ends_at: r.sign_in_ends_at as number } : {})
   }
 }
 

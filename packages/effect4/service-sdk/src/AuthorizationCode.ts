@@ -107,7 +107,11 @@ export class AuthorizationCode extends Context.Service<AuthorizationCode, Servic
   /** {@link parseResponseUrl} */
   static parseResponseUrl(
     url: string,
-    options?: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined }
+    options?: {
+      readonly expectedState?: string | undefined
+      readonly issuer?: string | undefined
+      readonly requireIss?: boolean | undefined
+    }
   ) {
     return OAuthClient.parseResponseUrl(url, options)
   }

@@ -18,7 +18,8 @@ import * as TokenProvider from "./TokenProvider.js"
  *
  * @since 2.0.0
  */
-export type Options = Omit<ProtocolOptions, "redirectUri" | "publicClient" | "issuer"> & Provider.OwnershipOptions
+export type Options = Omit<ProtocolOptions, "redirectUri" | "publicClient" | "issuer" | "requireIss"> &
+  Provider.OwnershipOptions
 
 /**
  * A provider of app tokens, over the `HttpClient` in context. When a shared cache cannot be reached it renews in

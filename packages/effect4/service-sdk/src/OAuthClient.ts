@@ -156,7 +156,11 @@ export class OAuthClient extends Context.Service<OAuthClient, Service>()("servic
   /** {@link parseResponseUrl} */
   static parseResponseUrl(
     url: string,
-    options?: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined }
+    options?: {
+      readonly expectedState?: string | undefined
+      readonly issuer?: string | undefined
+      readonly requireIss?: boolean | undefined
+    }
   ) {
     return Protocol.parseResponseUrl(url, options)
   }
@@ -232,7 +236,8 @@ export const layer = (options: Options = {}): Layer.Layer<OAuthClient, Configura
 
 /**
  * The code from the URL the authorization server redirected to (a full URL or a bare query). Rules, in order: a
- * repeated parameter, `expectedState` missing or different, `iss` of another issuer, an `error` parameter, no code.
+ * repeated parameter, `expectedState` missing or different, `iss` of another issuer (or, with `requireIss`, none),
+ * an `error` parameter, no code.
  *
  * @since 2.0.0
  */

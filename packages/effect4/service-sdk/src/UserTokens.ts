@@ -4,6 +4,7 @@
  *
  * @since 2.0.0
  */
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -151,7 +152,15 @@ export const make = (
             new ConfigurationError({ message: "signIn needs a TokenInfo (e.g. from completeAuthorization)" })
           )
         }
-        return withUser(userId, (flight) => flight.store(Provider.bind(protocol, token)))
+        // every token records when it was issued (DESIGN section 9): one that does not is issued now, for all the
+        // SDK can tell, so that a short-lived token is renewed half-way through what is left of it, not at once
+        return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const stamped =
+            token.issuedAt !== undefined
+              ? token
+              : new TokenInfo({ ...token, issuedAt: Math.min(now / 1000, token.expiresAt) })
+          return withUser(userId, (flight) => flight.store(Provider.bind(protocol, stamped)))
+        })
       }).pipe(Effect.withSpan("UserTokens.signIn"))
 
     const signOut = (userId: string): Effect.Effect<void, TokenCacheError> =>

@@ -13,6 +13,7 @@ import { redirectUriProblem } from "./redirectUriRules.js"
 import { maskUrlCredentials } from "./redact.js"
 import { normalizeScope } from "@service-sdk/shared/grant"
 import { describeValue, negativeOrNaN } from "@service-sdk/shared/optionValues"
+import { defaultIssuer, withoutTrailingSlashes } from "@service-sdk/shared/issuer"
 
 export const DEFAULT_AUTH_URL = "https://accounts.service.example"
 export const DEFAULT_API_URL = "https://api.service.example/v1"
@@ -130,7 +131,7 @@ export const parseBaseUrl = (value: string, option: string): Effect.Effect<strin
       new ConfigurationError({ message: `${option} must be a plain base URL without credentials, query or fragment` })
     )
   }
-  return Effect.succeed(url.href.replace(/\/+$/, ""))
+  return Effect.succeed(withoutTrailingSlashes(url.href))
 }
 
 /** A base URL from the option, else the environment, else the default. */
@@ -287,20 +288,17 @@ export const resolveRedirectUri = (value: string | undefined): Effect.Effect<str
   Effect.flatMap(optionOrEnv(value, ENV.redirectUri), (resolved) => {
     const redirectUri = Option.getOrUndefined(resolved)
     if (redirectUri === undefined) return Effect.succeed(undefined)
-    if (!URL.canParse(redirectUri)) {
-      return Effect.fail(invalid(`redirectUri is not a valid URL: ${maskUrlCredentials(JSON.stringify(redirectUri))}`))
-    }
-    // the Service's rules, at configuration time rather than at the consent page (DESIGN section 4)
-    const problem = redirectUriProblem(new URL(redirectUri))
+    // the Service's rules, at configuration time rather than at the consent page (DESIGN sections 4 and 9)
+    const problem = redirectUriProblem(redirectUri)
     return problem === undefined ? Effect.succeed(redirectUri) : Effect.fail(invalid(problem))
   })
 
 /**
- * The `issuer` option (RFC 9207): the `iss` an authorization response may carry. Default: `authUrl` without a
- * trailing slash. A URL, else a ConfigurationError.
+ * The `issuer` option (RFC 9207): the `iss` an authorization response may carry, compared as written (simple string
+ * comparison, §2.4). Default: `authUrl` without a trailing slash. A URL, else a ConfigurationError.
  */
 export const resolveIssuer = (value: unknown, authUrl: string): Effect.Effect<string, ConfigurationError> => {
-  if (value === undefined || value === "") return Effect.succeed(authUrl.replace(/\/+$/, ""))
+  if (value === undefined || value === "") return Effect.succeed(defaultIssuer(authUrl))
   return typeof value === "string" && URL.canParse(value)
     ? Effect.succeed(value)
     : Effect.fail(
@@ -316,6 +314,8 @@ export interface ResolvedProtocol {
   readonly redirectUri: string | undefined
   readonly scope: string | undefined
   readonly issuer: string
+  /** Refuse an authorization response without `iss` (RFC 9207 §2.4). */
+  readonly requireIss: boolean
   readonly refreshTokenLifetime: Duration.Duration | undefined
   readonly timeout: Duration.Duration
   readonly maxRetries: number
@@ -335,9 +335,21 @@ export const resolveProtocol = (
     const authUrl = yield* resolveUrl(options.authUrl, "authUrl")
     const redirectUri = withRedirectUri ? yield* resolveRedirectUri(options.redirectUri) : undefined
     const issuer = yield* resolveIssuer(options.issuer, authUrl)
+    const requireIss = (yield* optionalBoolean(options.requireIss, "requireIss")) === true
     const refreshTokenLifetime = yield* refreshTokenLifetimeOption(options.refreshTokenLifetime)
     const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")
     const maxRetries = yield* retryCount(options.maxRetries)
     const scope = normalizeScope(options.scope)
-    return { clientId, clientSecret, authUrl, redirectUri, scope, issuer, refreshTokenLifetime, timeout, maxRetries }
+    return {
+      clientId,
+      clientSecret,
+      authUrl,
+      redirectUri,
+      scope,
+      issuer,
+      requireIss,
+      refreshTokenLifetime,
+      timeout,
+      maxRetries
+    }
   })

@@ -22,6 +22,7 @@ import type {
   Service
 } from "../OAuthClient.js"
 import { cleanUntrustedText } from "./redact.js"
+import { defaultIssuer, issuerRefusal } from "@service-sdk/shared/issuer"
 import * as SignIn from "./signIn.js"
 import { generateState } from "./state.js"
 import * as TokenEndpoint from "./tokenEndpoint.js"
@@ -63,18 +64,16 @@ const checkSingleParameters = (query: URLSearchParams): Effect.Effect<void, Auth
 
 /**
  * RFC 9207 §2.4: an `iss` parameter, when present, must equal the issuer the client expects (simple string
- * comparison); a response from another authorization server (a mix-up attack) is refused. Without an expected issuer
- * there is nothing to compare with.
+ * comparison, `shared/issuer.ts`); a response from another authorization server (a mix-up attack) is refused, and so
+ * is one without `iss` when `requireIss` is set. Without an expected issuer there is nothing to compare with.
  */
-const checkIssuer = (query: URLSearchParams, issuer: string | undefined): Effect.Effect<void, AuthenticationError> => {
-  const iss = query.get("iss")
-  if (iss === null || issuer === undefined || iss === issuer) return Effect.void
-  return Effect.fail(
-    authFailure(
-      `the authorization response comes from another issuer (iss ${JSON.stringify(cleanUntrustedText(iss, 200))}, expected ${issuer}; RFC 9207): refused`,
-      { error: "invalid_request", error_description: "iss does not match the configured issuer" }
-    )
-  )
+const checkIssuer = (
+  query: URLSearchParams,
+  issuer: string | undefined,
+  requireIss: boolean
+): Effect.Effect<void, AuthenticationError> => {
+  const refusal = issuerRefusal(query.get("iss"), issuer, requireIss)
+  return refusal === undefined ? Effect.void : Effect.fail(authFailure(refusal.message, { ...refusal.payload }))
 }
 
 /** RFC 6749 §10.12 (CSRF): a missing or different state is refused before anything else of the answer is read. */
@@ -116,30 +115,44 @@ const readCode = (query: URLSearchParams): Effect.Effect<string, AuthenticationE
 
 /**
  * The checks of an authorization response before its code is read, in order: a repeated `state`, `code`, `error` or
- * `iss`; `expectedState` given and the state differs or is missing; an `iss` that is not `issuer`.
+ * `iss`; `expectedState` given and the state differs or is missing; an `iss` that is not `issuer`, or (with
+ * `requireIss`) none.
  */
 const checkResponse = (
   query: URLSearchParams,
   expectedState: string | undefined,
-  issuer: string | undefined
+  issuer: string | undefined,
+  requireIss: boolean
 ): Effect.Effect<void, AuthenticationError> =>
   checkSingleParameters(query).pipe(
     Effect.zipRight(checkState(query, expectedState)),
-    Effect.zipRight(checkIssuer(query, issuer))
+    Effect.zipRight(checkIssuer(query, issuer, requireIss))
   )
 
 /**
  * The code from the URL the authorization server redirected to (RFC 6749 §4.1.2). Rules, in order: a repeated
  * `state`, `code`, `error` or `iss`; `expectedState` given and the state differs or is missing; `issuer` given and an
- * `iss` that differs; an `error` parameter; no `code`.
+ * `iss` that differs, or `requireIss` and no `iss`; an `error` parameter; no `code`.
  */
 export const parseResponseUrl = (
   url: string,
-  options: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined } = {}
+  options: ParseResponseUrlOptions = {}
 ): Effect.Effect<string, AuthenticationError> =>
   Effect.flatMap(callbackQuery(url), (query) =>
-    Effect.zipRight(checkResponse(query, options?.expectedState, options?.issuer), readCode(query))
+    Effect.zipRight(
+      checkResponse(query, options?.expectedState, options?.issuer, options?.requireIss === true),
+      readCode(query)
+    )
   )
+
+/** The checks `parseResponseUrl` makes beside the code's: the state sent, the issuer (RFC 9207). */
+export interface ParseResponseUrlOptions {
+  readonly expectedState?: string | undefined
+  /** The issuer an `iss` must equal (simple string comparison). */
+  readonly issuer?: string | undefined
+  /** Refuse a response without `iss` (RFC 9207 §2.4; for a server that sends it). Default false. */
+  readonly requireIss?: boolean | undefined
+}
 
 /** What the protocol steps need beside the token endpoint (which holds the client's credentials). */
 export interface ProtocolConfig {
@@ -151,6 +164,8 @@ export interface ProtocolConfig {
   readonly scope: string | undefined
   /** The `iss` an authorization response may carry (RFC 9207); default the `authUrl` without a trailing slash. */
   readonly issuer?: string | undefined
+  /** Whether an authorization response without `iss` is refused (RFC 9207 §2.4). Default false. */
+  readonly requireIss?: boolean | undefined
   /** How long a sign-in lasts when the token endpoint does not say (`refresh_token_expires_in`). */
   readonly refreshTokenLifetime?: Duration.Duration | undefined
 }
@@ -158,7 +173,8 @@ export interface ProtocolConfig {
 /** The protocol steps of one client over `endpoint`. */
 export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoint): Service => {
   const { publicClient } = config
-  const issuer = config.issuer ?? config.authUrl.replace(/\/+$/, "")
+  const issuer = config.issuer ?? defaultIssuer(config.authUrl)
+  const requireIss = config.requireIss === true
 
   // RFC 6749 §4.1.1, RFC 7636 §4.3
   const authorizationUrl = (options: AuthorizationUrlOptions & { readonly redirectUri?: string | undefined } = {}) => {
@@ -249,7 +265,7 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
       })
     }
     const query = yield* callbackQuery(callbackUrl)
-    yield* checkResponse(query, pending.state, issuer)
+    yield* checkResponse(query, pending.state, issuer, requireIss)
     const code = yield* readCode(query)
     return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier, redirectUri: pending.redirectUri })
   })

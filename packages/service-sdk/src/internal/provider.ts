@@ -17,6 +17,7 @@ import type { TokenInfo } from "../TokenInfo.js"
 import { TokenProvider, type TokenProviderService } from "../TokenProvider.js"
 import { nonNegativeDuration, positiveDuration, resolveProtocol } from "./config.js"
 import * as Protocol from "./oauthClient.js"
+import { dateOf } from "@service-sdk/shared/signInEnd"
 import * as SignIn from "./signIn.js"
 import * as SingleFlight from "./singleFlight.js"
 import { derivedToken } from "./derivedToken.js"
@@ -41,7 +42,7 @@ export interface ResolvedProvider {
 
 /** The options of a provider: the protocol's, and ownership's (cache, skew, renewal ahead). */
 export type Options = ClientCredentials.Options &
-  Pick<OAuthClient.Options, "publicClient" | "redirectUri" | "issuer" | "refreshTokenLifetime">
+  Pick<OAuthClient.Options, "publicClient" | "redirectUri" | "issuer" | "requireIss" | "refreshTokenLifetime">
 
 export const resolve = (
   options: Options,
@@ -152,6 +153,7 @@ export const signInEnd = (
 ): Effect.Effect<Option.Option<Date>, TokenCacheError> =>
   Effect.map(cache.get, (entry) =>
     Option.flatMap(Option.filter(entry, accepts), (token) =>
-      Option.map(Option.fromNullable(SignIn.endOf(token, lifetime)), (end) => new Date(end * 1000))
+      // never an Invalid Date: a time out of range is unknown (`shared/signInEnd.ts`)
+      Option.fromNullable(dateOf(SignIn.endOf(token, lifetime)))
     )
   )

@@ -29,7 +29,9 @@ export const signedIn = (token: TokenInfo, nowSeconds: number, lifetime: Duratio
   new TokenInfo({
     ...token,
     signedInAt: nowSeconds,
-    signInEndsAt: token.signInEndsAt ?? (lifetime === undefined ? undefined : nowSeconds + Duration.toSeconds(lifetime))
+    signInEndsAt:
+      token.signInEndsAt ??
+      (lifetime === undefined ? undefined : Rules.saneInstant(nowSeconds + Duration.toSeconds(lifetime)))
   })
 
 /** A refreshed token keeps the sign-in of `previous` (refreshing does not extend it), unless the server names a new end. */
@@ -50,10 +52,17 @@ export const warnNearEnd = (
   token: TokenInfo,
   lifetime: Duration.Duration | undefined,
   nowSeconds: number
-): Effect.Effect<void> => {
-  const warning = Rules.nearEndWarning(name, endOf(token, lifetime), nowSeconds)
-  return warning === undefined ? Effect.void : Effect.logWarning(warning)
-}
+): Effect.Effect<void> =>
+  // never fails: it runs after a token response, whose rotated refresh token must be stored whatever happens here
+  Effect.suspend(() => {
+    let warning: string | undefined
+    try {
+      warning = Rules.nearEndWarning(name, endOf(token, lifetime), nowSeconds)
+    } catch {
+      warning = undefined
+    }
+    return warning === undefined ? Effect.void : Effect.logWarning(warning)
+  })
 
 /**
  * The AuthenticationError for a refresh token the server refused for good (`invalid_grant`, or a 400 with no error

@@ -21,6 +21,7 @@ import { withSafeSpans } from "./safeSpans.js"
 import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "@service-sdk/shared/backoff"
 import * as Form from "@service-sdk/shared/grant"
 import * as Answer from "@service-sdk/shared/tokenResponse"
+import { endFromNow } from "@service-sdk/shared/signInEnd"
 import { derivedToken } from "./derivedToken.js"
 
 export type Grant =
@@ -141,13 +142,16 @@ const interpret = (
       if (unusable !== undefined) return yield* malformed(status, unusable)
       const now = yield* Clock.currentTimeMillis
       const scope = token.scope ?? requestedScope
-      // decoded and checked above: finite lifetimes, a usable access token
+      // decoded and checked above: finite lifetimes, a usable access token. Every token records when it was issued
+      // (its lifetime, for the short-lived rule, holds for a sign-in's first token too); a sign-in end out of range
+      // is unknown (DESIGN section 9, "Tokens")
       return derivedToken({
         accessToken: Redacted.make(token.access_token),
         expiresAt: now / 1000 + token.expires_in,
+        issuedAt: now / 1000,
         refreshToken: token.refresh_token ? Redacted.make(token.refresh_token) : undefined,
         scope: scope ?? undefined,
-        signInEndsAt: token.refresh_token_expires_in == null ? undefined : now / 1000 + token.refresh_token_expires_in
+        signInEndsAt: endFromNow(now / 1000, token.refresh_token_expires_in)
       })
     }
     if (status === 429 || status >= 500) {

@@ -241,12 +241,13 @@ describe("authorizeLocal: validation (nothing is bound)", () => {
     Effect.gen(function* () {
       const v4 = yield* parseLoopbackRedirect("http://127.0.0.1:8080/cb/x?app=1")
       expect(v4).toMatchObject({ port: 8080, path: "/cb/x", addresses: [{ host: "127.0.0.1", required: true }] })
-      // An explicit default port counts (URL drops it).
-      expect((yield* parseLoopbackRedirect("http://127.0.0.1:80/cb")).port).toBe(80)
-      expect((yield* parseLoopbackRedirect("http://[::1]:9000")).addresses).toEqual([{ host: "::1", required: true }])
-      expect((yield* parseLoopbackRedirect("http://[::1]:9000")).path).toBe("/")
+      // the canonical form only (DESIGN section 9): an explicit default port is another spelling of no port
+      const defaultPort = yield* Effect.flip(parseLoopbackRedirect("http://127.0.0.1:80/cb"))
+      expect(defaultPort.message).toContain("canonical form http://127.0.0.1/cb")
+      expect((yield* parseLoopbackRedirect("http://[::1]:9000/")).addresses).toEqual([{ host: "::1", required: true }])
+      expect((yield* parseLoopbackRedirect("http://[::1]:9000/")).path).toBe("/")
       // localhost is refused (the Service's rule), with the fix named
-      const localhost = yield* Effect.flip(parseLoopbackRedirect("http://LOCALHOST:9000/cb"))
+      const localhost = yield* Effect.flip(parseLoopbackRedirect("http://localhost:9000/cb"))
       expect(localhost.message).toContain("use http://127.0.0.1:9000/cb")
       // no port: an ephemeral one per sign-in
       const ephemeral = yield* parseLoopbackRedirect("http://127.0.0.1/cb?app=1")

@@ -62,7 +62,8 @@ describe("properties", () => {
     },
     ({ clientId, path, port, query, scope, showDialog, state }) =>
       Effect.gen(function* () {
-        const redirectUri = `http://127.0.0.1:${port}${path}${query === "" ? "" : `?${query}`}`
+        // written in its canonical form (DESIGN section 9): what URL prints
+        const redirectUri = new URL(`http://127.0.0.1:${port}${path}${query === "" ? "" : `?${query}`}`).href
         const provider = yield* AuthorizationCode.make({
           clientId,
           clientSecret: "s",

@@ -12,6 +12,8 @@ import { ConfigurationError } from "../ServiceError.js"
 import { normalizeScope } from "@service-sdk/shared/grant"
 import { describeValue, negativeOrNaN } from "@service-sdk/shared/optionValues"
 import { maskUrlCredentials } from "@service-sdk/shared/redact"
+import { defaultIssuer, withoutTrailingSlashes } from "@service-sdk/shared/issuer"
+import { redirectUriProblem } from "@service-sdk/shared/redirectUri"
 
 export { normalizeScope }
 
@@ -151,7 +153,7 @@ export const parseBaseUrl = (value: string, option: string): Effect.Effect<strin
   if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
     return Effect.fail(invalid(`${option} must be a plain base URL without credentials, query or fragment`))
   }
-  return Effect.succeed(url.href.replace(/\/+$/, ""))
+  return Effect.succeed(withoutTrailingSlashes(url.href))
 }
 
 /** A base URL from the option, else the environment, else the default. */
@@ -176,7 +178,12 @@ export interface ProtocolOptions {
   readonly publicClient?: boolean | undefined
   /** The authorization server (default `https://accounts.service.example`, or `SERVICE_SDK_AUTH_URL`). */
   readonly authUrl?: string | undefined
-  /** Needed by code exchanges and sent in authorization URLs (or `SERVICE_SDK_REDIRECT_URI`). */
+  /**
+   * Needed by code exchanges and sent in authorization URLs (or `SERVICE_SDK_REDIRECT_URI`). The Service's rules
+   * apply (checked here, a ConfigurationError otherwise): written in its canonical form (what `new URL(uri).href`
+   * prints), no credentials or fragment, no port 0, and `https`, or `http` on a loopback IP literal (`127.0.0.1`,
+   * `[::1]`), never `localhost`; a loopback URI may have no port (`authorizeLocal` then picks one per sign-in).
+   */
   readonly redirectUri?: string | undefined
   /** The default scope of authorization URLs and of token requests. */
   readonly scope?: string | ReadonlyArray<string> | undefined
@@ -184,8 +191,17 @@ export interface ProtocolOptions {
   readonly timeout?: Duration.Input | undefined
   /** Retries of a token request after the first attempt, for transport errors, 5xx and 429 (default 3). */
   readonly maxRetries?: number | undefined
-  /** The `iss` a callback must carry when it has one (RFC 9207; default the `authUrl`). */
+  /**
+   * The authorization server's issuer identifier (RFC 9207): a callback whose `iss` differs (simple string
+   * comparison, §2.4) is refused. Default: `authUrl` without a trailing slash.
+   */
   readonly issuer?: string | undefined
+  /**
+   * Refuse a callback without `iss` (RFC 9207 §2.4), for an authorization server that always sends it (and
+   * advertises `authorization_response_iss_parameter_supported`). Default false: a callback without `iss` is
+   * accepted, one with it is checked.
+   */
+  readonly requireIss?: boolean | undefined
   /**
    * How long a sign-in lasts when the token endpoint does not say so with `refresh_token_expires_in`: the Service
    * ends refresh tokens 180 days after the sign-in (`"180 days"`). Off by default.
@@ -199,6 +215,8 @@ export interface ResolvedProtocol {
   readonly clientSecret: Redacted.Redacted<string> | undefined
   readonly authUrl: string
   readonly issuer: string
+  /** Refuse a callback without `iss` (RFC 9207 §2.4). */
+  readonly requireIss: boolean
   readonly redirectUri: string | undefined
   readonly scope: string | undefined
   readonly timeout: Duration.Duration
@@ -216,6 +234,7 @@ export const resolveProtocol = (options: ProtocolOptions): Effect.Effect<Resolve
     yield* optionalString(options.authUrl, "authUrl")
     yield* optionalString(options.redirectUri, "redirectUri")
     yield* optionalString(options.issuer, "issuer")
+    const requireIss = (yield* optionalBoolean(options.requireIss, "requireIss")) === true
     const publicClient = (yield* optionalBoolean(options.publicClient, "publicClient")) === true
     const clientId = yield* requiredOption(clientIdOption, "clientId")
     let clientSecret: Redacted.Redacted<string> | undefined
@@ -230,12 +249,18 @@ export const resolveProtocol = (options: ProtocolOptions): Effect.Effect<Resolve
     }
     const authUrl = yield* resolveUrl(options.authUrl, "authUrl")
     const redirectUri = Option.getOrUndefined(yield* optionOrEnv(options.redirectUri, ENV.redirectUri))
-    if (redirectUri !== undefined && !URL.canParse(redirectUri)) {
-      return yield* invalid(`redirectUri is not a valid URL: ${maskUrlCredentials(JSON.stringify(redirectUri))}`)
-    }
+    // the Service's rules, at configuration time rather than at the consent page (DESIGN sections 4 and 9)
+    const redirectProblem = redirectUri === undefined ? undefined : redirectUriProblem(redirectUri)
+    if (redirectProblem !== undefined) return yield* invalid(redirectProblem)
     const timeout = yield* positiveDuration(options.timeout, "30 seconds", "timeout")
     const maxRetries = yield* retryCount(options.maxRetries)
-    const issuer = (options.issuer ?? authUrl).replace(/\/+$/, "")
+    // compared as written (RFC 9207 §2.4: simple string comparison); by default the authUrl without a trailing slash
+    if (options.issuer !== undefined && options.issuer !== "" && !URL.canParse(options.issuer)) {
+      return yield* invalid(
+        `issuer must be the authorization server's issuer URL (RFC 9207), got ${describeValue(options.issuer)}`
+      )
+    }
+    const issuer = options.issuer === undefined || options.issuer === "" ? defaultIssuer(authUrl) : options.issuer
     const refreshTokenLifetime =
       options.refreshTokenLifetime === undefined
         ? undefined
@@ -246,6 +271,7 @@ export const resolveProtocol = (options: ProtocolOptions): Effect.Effect<Resolve
       clientSecret,
       authUrl,
       issuer,
+      requireIss,
       redirectUri,
       scope: normalizeScope(options.scope),
       timeout,

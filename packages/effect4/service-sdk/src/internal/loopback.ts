@@ -9,8 +9,7 @@ import * as Http from "node:http"
 import { ConfigurationError } from "../ServiceError.js"
 import { ENV } from "./config.js"
 import { cleanUntrustedText, describeCause, maskUrlCredentials } from "@service-sdk/shared/redact"
-
-const EXAMPLE = "http://127.0.0.1:8080/callback"
+import { LOOPBACK_EXAMPLE, loopbackRedirect } from "@service-sdk/shared/redirectUri"
 
 const invalid = (message: string) =>
   new ConfigurationError({ message: `authorizeLocal: ${maskUrlCredentials(message)}` })
@@ -21,40 +20,27 @@ export interface LoopbackRedirect {
   /** 0: an ephemeral port, chosen by the OS for this sign-in. */
   readonly port: number
   readonly path: string
+  /** The redirect URI's query (`?…`, or empty): kept in the URI of each sign-in. */
+  readonly search: string
 }
 
-/** The port as written (`URL` drops a default port). */
-const explicitPort = (value: string): number | undefined => {
-  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(value.trim())?.[1]
-  const port = authority === undefined ? undefined : /:(\d+)$/.exec(authority)?.[1]
-  return port === undefined ? undefined : Number(port)
-}
-
-/** The loopback server's address, or a ConfigurationError naming the rule and the fix. */
+/**
+ * The loopback server's address, or a ConfigurationError naming the rule and the fix: the Service's rules for every
+ * redirect URI, then `http` on a loopback IP literal (`shared/redirectUri.ts`, one rule for both lines).
+ */
 export const parseLoopbackRedirect = (value: string | undefined): Effect.Effect<LoopbackRedirect, ConfigurationError> =>
   Effect.suspend(() => {
     if (value === undefined || value.trim() === "") {
       return Effect.fail(
-        invalid(`missing redirectUri: pass the \`redirectUri\` option or set ${ENV.redirectUri} (e.g. ${EXAMPLE})`)
-      )
-    }
-    if (!URL.canParse(value.trim()))
-      return Effect.fail(invalid(`redirectUri is not a valid URL: ${JSON.stringify(value)}`))
-    const url = new URL(value.trim())
-    if (url.protocol !== "http:") {
-      return Effect.fail(
-        invalid(`redirectUri must use http on a loopback IP literal, got ${url.protocol} (e.g. ${EXAMPLE})`)
-      )
-    }
-    const host = url.hostname === "127.0.0.1" ? "127.0.0.1" : url.hostname === "[::1]" ? "::1" : undefined
-    if (host === undefined) {
-      return Effect.fail(
         invalid(
-          `redirectUri must be on a loopback IP literal (127.0.0.1 or [::1]; RFC 8252 §8.3: not localhost), got ${url.hostname}: use ${EXAMPLE}`
+          `missing redirectUri: pass the \`redirectUri\` option or set ${ENV.redirectUri} (e.g. ${LOOPBACK_EXAMPLE})`
         )
       )
     }
-    return Effect.succeed({ host, port: explicitPort(value) ?? 0, path: url.pathname })
+    const parsed = loopbackRedirect(value.trim())
+    if (!parsed.ok) return Effect.fail(invalid(parsed.problem))
+    const { bindHost, path, port, search } = parsed.target
+    return Effect.succeed({ host: bindHost, port, path, search })
   })
 
 export interface Callback {
@@ -112,7 +98,10 @@ export const listen = (
     const address = server.address()
     const port = typeof address === "object" && address !== null ? address.port : redirect.port
     const host = redirect.host === "::1" ? "[::1]" : redirect.host
-    return { redirectUri: `http://${host}:${port}${redirect.path}`, callback: Deferred.await(arrived) }
+    return {
+      redirectUri: `http://${host}:${port}${redirect.path}${redirect.search}`,
+      callback: Deferred.await(arrived)
+    }
   })
 
 const escape = (text: string) => cleanUntrustedText(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)

@@ -20,6 +20,7 @@ import * as SignIn from "./signIn.js"
 import { base64Url, sha256, utf8Bytes } from "@service-sdk/shared/bytes"
 import { randomState } from "@service-sdk/shared/pkce"
 import { cleanUntrustedText } from "@service-sdk/shared/redact"
+import { issuerRefusal } from "@service-sdk/shared/issuer"
 import type * as TokenEndpoint from "./tokenEndpoint.js"
 
 const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>
@@ -57,12 +58,16 @@ const checkState = (query: URLSearchParams, expected: string | undefined) =>
     )
   })
 
-/** RFC 9207: an `iss` parameter, when present, must name the configured issuer (mix-up defence). */
-const checkIssuer = (query: URLSearchParams, issuer: string | undefined) =>
+/**
+ * RFC 9207 §2.4: an `iss` parameter, when present, must equal the configured issuer (simple string comparison,
+ * `shared/issuer.ts`: the mix-up defence), and with `requireIss` it must be present. Without an expected issuer there
+ * is nothing to compare with.
+ */
+const checkIssuer = (query: URLSearchParams, issuer: string | undefined, requireIss: boolean) =>
   Effect.gen(function* () {
-    const iss = yield* single(query, "iss")
-    if (iss === null || issuer === undefined || iss.replace(/\/+$/, "") === issuer) return
-    return yield* authFailure("the authorization response comes from another issuer (iss does not match, RFC 9207)")
+    const refusal = issuerRefusal(yield* single(query, "iss"), issuer, requireIss)
+    if (refusal === undefined) return
+    return yield* authFailure(refusal.message, { ...refusal.payload })
   })
 
 /** RFC 6749 §4.1.2: an `error` parameter (§4.1.2.1) fails, with its text cleaned and capped; else the code. */
@@ -85,19 +90,28 @@ const readCode = (query: URLSearchParams) =>
 
 /**
  * The code from the URL the authorization server redirected to (RFC 6749 §4.1.2). Rules, in order: a repeated
- * parameter; `expectedState` given and the state differs or is missing; `iss` of another issuer; an `error`
- * parameter; no `code`.
+ * parameter; `expectedState` given and the state differs or is missing; `iss` of another issuer (or, with
+ * `requireIss`, none); an `error` parameter; no `code`.
  */
 export const parseResponseUrl = (
   url: string,
-  options: { readonly expectedState?: string | undefined; readonly issuer?: string | undefined } = {}
+  options: ParseResponseUrlOptions = {}
 ): Effect.Effect<string, AuthenticationError> =>
   Effect.gen(function* () {
     const query = yield* callbackQuery(url)
-    yield* checkState(query, options.expectedState)
-    yield* checkIssuer(query, options.issuer)
+    yield* checkState(query, options?.expectedState)
+    yield* checkIssuer(query, options?.issuer, options?.requireIss === true)
     return yield* readCode(query)
   })
+
+/** The checks `parseResponseUrl` makes beside the code's: the state sent, the issuer (RFC 9207). */
+export interface ParseResponseUrlOptions {
+  readonly expectedState?: string | undefined
+  /** The issuer an `iss` must equal (simple string comparison). */
+  readonly issuer?: string | undefined
+  /** Refuse a response without `iss` (RFC 9207 §2.4; for a server that sends it). Default false. */
+  readonly requireIss?: boolean | undefined
+}
 
 /** How many completed sign-ins an `OAuthClient` remembers, to refuse a second completion of the same one. */
 export const COMPLETED_MEMORY = 10_000
@@ -221,7 +235,7 @@ export const make = (config: ResolvedProtocol, endpoint: TokenEndpoint.TokenEndp
     }
     const query = yield* callbackQuery(callbackUrl)
     yield* checkState(query, pending.state)
-    yield* checkIssuer(query, config.issuer)
+    yield* checkIssuer(query, config.issuer, config.requireIss)
     const code = yield* readCode(query)
     // used up only by the token endpoint's answer to this code (claimed while it is exchanged)
     const key = memory.claim(pending)

@@ -21,7 +21,9 @@ export const endOf = (token: TokenInfo | undefined, lifetime: Duration.Duration 
 
 /** A token just obtained by a code exchange: it records the sign-in time, and its end when a lifetime is known. */
 export const signedIn = (token: TokenInfo, nowSeconds: number, lifetime: Duration.Duration | undefined): TokenInfo => {
-  const end = token.signInEndsAt ?? (lifetime === undefined ? undefined : nowSeconds + Duration.toSeconds(lifetime))
+  const end =
+    token.signInEndsAt ??
+    (lifetime === undefined ? undefined : Rules.saneInstant(nowSeconds + Duration.toSeconds(lifetime)))
   return new TokenInfo({ ...token, signedInAt: nowSeconds, ...(end !== undefined ? { signInEndsAt: end } : {}) })
 }
 
@@ -43,10 +45,17 @@ export const warnNearEnd = (
   token: TokenInfo,
   lifetime: Duration.Duration | undefined,
   nowSeconds: number
-): Effect.Effect<void> => {
-  const warning = Rules.nearEndWarning(name, endOf(token, lifetime), nowSeconds)
-  return warning === undefined ? Effect.void : Effect.logWarning(warning)
-}
+): Effect.Effect<void> =>
+  // never fails: it runs after a token response, whose rotated refresh token must be stored whatever happens here
+  Effect.suspend(() => {
+    let warning: string | undefined
+    try {
+      warning = Rules.nearEndWarning(name, endOf(token, lifetime), nowSeconds)
+    } catch {
+      warning = undefined
+    }
+    return warning === undefined ? Effect.void : Effect.logWarning(warning)
+  })
 
 /** The AuthenticationError for a refresh token the server refused for good (the words of `shared/signInEnd.ts`). */
 export const rejectedError = (
@@ -69,6 +78,7 @@ export const signInEnd = (
 ): Effect.Effect<Option.Option<Date>, TokenCacheError> =>
   Effect.map(cache.get, (entry) =>
     Option.flatMap(Option.filter(entry, accepts), (token) =>
-      Option.map(Option.fromUndefinedOr(endOf(token, lifetime)), (end) => new Date(end * 1000))
+      // never an Invalid Date: a time out of range is unknown (`shared/signInEnd.ts`)
+      Option.fromUndefinedOr(Rules.dateOf(endOf(token, lifetime)))
     )
   )

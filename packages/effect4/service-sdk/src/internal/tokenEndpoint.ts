@@ -17,6 +17,7 @@ import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "@service-sdk/shared/backoff"
 import { clientAuthentication, type GrantForm, grantParameters, requestSecrets } from "@service-sdk/shared/grant"
 import * as Answer from "@service-sdk/shared/tokenResponse"
 import { describeCause, maskSecrets, safeCause } from "@service-sdk/shared/redact"
+import { endFromNow } from "@service-sdk/shared/signInEnd"
 
 /** A grant, its secrets still `Redacted` (unwrapped only when the form is built). */
 export type Grant =
@@ -122,12 +123,16 @@ const interpret = (
       if (unusable !== undefined) return yield* malformed(status, unusable)
       const now = yield* Clock.currentTimeMillis
       const scope = token.scope ?? requestedScope
+      // every token records when it was issued (its lifetime, for the short-lived rule, holds for a sign-in's first
+      // token too); a sign-in end out of range is unknown (DESIGN section 9, "Tokens")
+      const signInEndsAt = endFromNow(now / 1000, token.refresh_token_expires_in)
       return new TokenInfo({
         accessToken: Redacted.make(token.access_token),
         expiresAt: now / 1000 + token.expires_in,
+        issuedAt: now / 1000,
         ...(token.refresh_token ? { refreshToken: Redacted.make(token.refresh_token) } : {}),
         ...(scope != null ? { scope } : {}),
-        ...(token.refresh_token_expires_in != null ? { signInEndsAt: now / 1000 + token.refresh_token_expires_in } : {})
+        ...(signInEndsAt !== undefined ? { signInEndsAt } : {})
       })
     }
     if (status === 429 || status >= 500) {
