@@ -120,3 +120,29 @@ export const barrelReachesInternal = (src: string, barrel = "index.ts"): Readonl
         (match) => match[1]!
       )
     )
+
+/** The layers of `docs/architecture.md`, lowest first: a module imports only from its own layer or those below. */
+export const LAYERS = ["protocol", "ownership", "client", "facade"] as const
+export type LayerName = (typeof LAYERS)[number]
+
+/**
+ * The layering of one line's `src/` by `rules` (path prefixes, the first match wins): the files with no layer, and
+ * every import (types included) from a layer above the importer's.
+ */
+export const layerViolations = (
+  src: string,
+  rules: ReadonlyArray<readonly [string, LayerName]>
+): { readonly unplaced: ReadonlyArray<string>; readonly upward: ReadonlyArray<string> } => {
+  const layerOf = (path: string) => rules.find(([prefix]) => path.startsWith(prefix))?.[1]
+  const files = sourceFiles(src)
+  const rank = (path: string) => LAYERS.indexOf(layerOf(path)!)
+  return {
+    unplaced: files.filter((file) => layerOf(file) === undefined),
+    upward: files.flatMap((file) =>
+      importsOf(src, file)
+        .map((edge) => edge.target)
+        .filter((target) => layerOf(target) !== undefined && rank(target) > rank(file))
+        .map((target) => `${file} (${layerOf(file)}) imports ${target} (${layerOf(target)})`)
+    )
+  }
+}

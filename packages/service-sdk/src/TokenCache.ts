@@ -7,19 +7,17 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import type * as Duration from "effect/Duration"
 import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
 import { writeFileAtomic } from "./internal/atomicWrite.js"
 import * as Config from "./internal/config.js"
 import * as FileCache from "./internal/fileCache.js"
+import * as Codec from "./internal/tokenCodec.js"
 import { checkedPath } from "./internal/fileProgram.js"
 import { describeCause, safeCause } from "./internal/redact.js"
 import * as Safety from "@service-sdk/shared/fileSafety"
-import { parseTokenJson, sameTokenJson, stringifyTokenJson, type TokenJson } from "@service-sdk/shared/tokenJson"
 import { type ConfigurationError, TokenCacheError } from "./ServiceError.js"
-import { TokenInfo } from "./TokenInfo.js"
+import type { TokenInfo } from "./TokenInfo.js"
 
 /**
  * The cache protocol every provider reads and writes: `get`, `set`, and optionally `clear`, and, for a cache that
@@ -63,17 +61,8 @@ export interface TokenCache {
  * @since 1.0.0
  * @category utils
  */
-export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Option<TokenInfo>): boolean =>
-  sameTokenJson(tokensOf(expected), tokensOf(current))
-
-/** The two values `compareAndSet` compares (the rule is `shared/tokenJson.ts`'s, one for both lines). */
-const tokensOf = (entry: Option.Option<TokenInfo>) =>
-  Option.isNone(entry)
-    ? undefined
-    : {
-        access_token: Redacted.value(entry.value.accessToken),
-        refresh_token: entry.value.refreshToken === undefined ? undefined : Redacted.value(entry.value.refreshToken)
-      }
+export const sameEntry: (expected: Option.Option<TokenInfo>, current: Option.Option<TokenInfo>) => boolean =
+  Codec.sameEntry
 
 /**
  * The default cache: a `Ref` in this process (its `compareAndSet` is trivially atomic).
@@ -90,12 +79,6 @@ export const memory = (initial?: TokenInfo): Effect.Effect<TokenCache> =>
       Ref.modify(ref, (current) => (sameEntry(expected, current) ? [true, Option.some(next)] : [false, current]))
   }))
 
-// The stored format's rules (lenient reading, canonical writing) are `shared/tokenJson.ts`, one for both lines; the
-// Schema of `TokenInfo` (its `fromKey`s) only maps that JSON to the class and back. Compiled on first use: nothing of
-// the schema is evaluated at import (issue 31).
-let decodeEntry: ((input: unknown) => Option.Option<TokenInfo>) | undefined
-let encodeEntry: ((token: TokenInfo) => TokenJson) | undefined
-
 /**
  * Reads a cache entry leniently: anything but an object with a non-empty string `access_token` and a finite
  * `expires_at` is none; an ill-typed optional field reads as absent.
@@ -103,12 +86,7 @@ let encodeEntry: ((token: TokenInfo) => TokenJson) | undefined
  * @since 1.0.0
  * @category codecs
  */
-export const decodeJson = (text: string): Option.Option<TokenInfo> => {
-  const json = parseTokenJson(text)
-  if (json === undefined) return Option.none()
-  decodeEntry ??= Schema.decodeUnknownOption(TokenInfo)
-  return decodeEntry(json)
-}
+export const decodeJson: (text: string) => Option.Option<TokenInfo> = Codec.decodeJson
 
 /**
  * The JSON text a shared cache stores: `{ access_token, expires_at, refresh_token?, scope? }` and, when the token
@@ -117,10 +95,7 @@ export const decodeJson = (text: string): Option.Option<TokenInfo> => {
  * @since 1.0.0
  * @category codecs
  */
-export const encodeJson = (token: TokenInfo): string => {
-  encodeEntry ??= Schema.encodeSync(TokenInfo) as (token: TokenInfo) => TokenJson
-  return stringifyTokenJson(encodeEntry(token))
-}
+export const encodeJson: (token: TokenInfo) => string = Codec.encodeJson
 
 /**
  * The options of {@link file} and `TokenStore.directory`: how the lock file behaves.

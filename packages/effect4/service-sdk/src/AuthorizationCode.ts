@@ -12,7 +12,6 @@ import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { type ProtocolOptions, secretValue } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
-import * as SignIn from "./internal/signIn.js"
 import * as SingleFlight from "./internal/singleFlight.js"
 import * as OAuthClient from "./OAuthClient.js"
 import type { AuthenticationError, ConfigurationError, TokenCacheError, TransportError } from "./ServiceError.js"
@@ -24,6 +23,7 @@ import * as TokenProvider from "./TokenProvider.js"
  * `refreshToken` to start from when the cache has none.
  *
  * @since 2.0.0
+ * @category options
  */
 export type Options = ProtocolOptions &
   Provider.OwnershipOptions & {
@@ -34,6 +34,7 @@ export type Options = ProtocolOptions &
  * The provider with its sign-in steps (those of its `OAuthClient`, with the token written to the cache).
  *
  * @since 2.0.0
+ * @category models
  */
 export interface Service extends TokenProvider.Service {
   /** The client's redirect URI, as resolved (`authorizeLocal` serves it on loopback). */
@@ -64,6 +65,7 @@ export interface Service extends TokenProvider.Service {
  * The authorization code provider service.
  *
  * @since 2.0.0
+ * @category tags
  */
 export class AuthorizationCode extends Context.Service<AuthorizationCode, Service>()("service-sdk/AuthorizationCode") {
   /**
@@ -122,6 +124,7 @@ export class AuthorizationCode extends Context.Service<AuthorizationCode, Servic
  * TokenCacheError (a shared refresh token must not be used outside the fleet lock).
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<Service, ConfigurationError, HttpClient.HttpClient> =>
   Effect.gen(function* () {
@@ -158,7 +161,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, Configuratio
         Effect.flatMap(oauth.completeAuthorization(callbackUrl, pending), keep).pipe(
           Effect.withSpan("AuthorizationCode.completeAuthorization")
         ),
-      signInEndsAt: SignIn.signInEnd(resolved.cache, Provider.accepts(protocol), protocol.refreshTokenLifetime),
+      signInEndsAt: Provider.signInEnd(resolved.cache, Provider.accepts(protocol), protocol.refreshTokenLifetime),
       exchangeCode: (code, exchange) =>
         Effect.flatMap(oauth.exchangeCode(code, exchange), keep).pipe(Effect.withSpan("AuthorizationCode.exchangeCode"))
     } satisfies Service
@@ -168,6 +171,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, Configuratio
  * The provider as both services: `AuthorizationCode` (sign-in) and `TokenProvider` (for `ServiceClient`).
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const layer = (
   options: Options = {}
@@ -182,6 +186,7 @@ export const layer = (
  * The code from the URL the authorization server redirected to (a full URL or a bare query string).
  *
  * @since 2.0.0
+ * @category parsing
  */
 export const parseResponseUrl = OAuthClient.parseResponseUrl
 

@@ -17,6 +17,7 @@ import * as TokenProvider from "./TokenProvider.js"
  * The protocol's options (`OAuthClient.Options`) with ownership: `tokenCache` (default memory) and `skew` (30 s).
  *
  * @since 2.0.0
+ * @category options
  */
 export type Options = Omit<ProtocolOptions, "redirectUri" | "publicClient" | "issuer" | "requireIss"> &
   Provider.OwnershipOptions
@@ -26,6 +27,7 @@ export type Options = Omit<ProtocolOptions, "redirectUri" | "publicClient" | "is
  * this process alone (a warning is logged; sharing resumes when the cache answers).
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const make = (
   options: Options = {}
@@ -53,6 +55,7 @@ export const make = (
  * The client-credentials provider as a service (it is also the `TokenProvider` its layer provides).
  *
  * @since 2.0.0
+ * @category tags
  */
 export class ClientCredentials extends Context.Service<ClientCredentials, TokenProvider.Service>()(
   "service-sdk/ClientCredentials"
@@ -99,6 +102,7 @@ export class ClientCredentials extends Context.Service<ClientCredentials, TokenP
  * {@link make} as a layer of both `ClientCredentials` and `TokenProvider` (for `ServiceClient.layer()`).
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const layer = (
   options: Options = {}

@@ -29,6 +29,7 @@ import type { TokenInfo } from "./TokenInfo.js"
  * The protocol's options (declared once; the providers extend them).
  *
  * @since 2.0.0
+ * @category options
  */
 export type Options = ProtocolOptions
 
@@ -36,6 +37,7 @@ export type Options = ProtocolOptions
  * The options of an authorization URL.
  *
  * @since 2.0.0
+ * @category options
  */
 export interface AuthorizationUrlOptions {
   readonly state?: string | undefined
@@ -53,6 +55,7 @@ export interface AuthorizationUrlOptions {
  * The options of `beginAuthorization`.
  *
  * @since 2.0.0
+ * @category options
  */
 export interface BeginAuthorizationOptions {
   /** This sign-in's redirect URI, instead of the client's (`authorizeLocal`'s ephemeral loopback port). */
@@ -69,6 +72,7 @@ export interface BeginAuthorizationOptions {
  * A sign-in begun: the URL to send the user to, and what `completeAuthorization` needs back.
  *
  * @since 2.0.0
+ * @category models
  */
 export interface PendingAuthorization {
   readonly url: string
@@ -82,6 +86,7 @@ export interface PendingAuthorization {
  * A pending sign-in as `completeAuthorization` takes it back (kept server-side, e.g. in a session).
  *
  * @since 2.0.0
+ * @category models
  */
 export interface PendingInput {
   readonly state: string
@@ -94,6 +99,7 @@ export interface PendingInput {
  * The protocol steps of one client.
  *
  * @since 2.0.0
+ * @category models
  */
 export interface Service {
   /**
@@ -135,6 +141,7 @@ export interface Service {
  * The protocol service.
  *
  * @since 2.0.0
+ * @category tags
  */
 export class OAuthClient extends Context.Service<OAuthClient, Service>()("service-sdk/OAuthClient") {
   /** The service key itself, under the name the Effect 3 line also keeps (`OAuthClient.OAuthClient`). */
@@ -185,6 +192,7 @@ export declare namespace OAuthClient {
  * The client and authorization server {@link make} would use for `options`, nothing required yet.
  *
  * @since 2.0.0
+ * @category options
  */
 export interface ResolvedClient {
   /** The `clientId` option, else `SERVICE_SDK_CLIENT_ID`; none when neither. */
@@ -202,6 +210,7 @@ export interface ResolvedClient {
  * bad option is the ConfigurationError {@link make} would fail with.
  *
  * @since 2.0.0
+ * @category options
  */
 export const resolveClient = (
   options: Pick<Options, "clientId" | "clientSecret" | "publicClient" | "authUrl"> = {}
@@ -219,6 +228,7 @@ export const resolveClient = (
  * The protocol steps of one client, over the `HttpClient` in context.
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<Service, ConfigurationError, HttpClient.HttpClient> =>
   Effect.gen(function* () {
@@ -230,6 +240,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, Configuratio
  * The protocol service as a layer.
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const layer = (options: Options = {}): Layer.Layer<OAuthClient, ConfigurationError, HttpClient.HttpClient> =>
   Layer.effect(OAuthClient, make(options))
@@ -240,5 +251,6 @@ export const layer = (options: Options = {}): Layer.Layer<OAuthClient, Configura
  * an `error` parameter, no code.
  *
  * @since 2.0.0
+ * @category parsing
  */
 export const parseResponseUrl = Protocol.parseResponseUrl

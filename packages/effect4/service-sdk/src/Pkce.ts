@@ -13,6 +13,7 @@ import * as Shared from "@service-sdk/shared/pkce"
  * challenge goes in the authorization URL.
  *
  * @since 2.0.0
+ * @category models
  */
 export interface Pair {
   readonly verifier: Redacted.Redacted<string>
@@ -24,6 +25,7 @@ export interface Pair {
  * Bytes of randomness in a verifier: 256 bits, base64url-encoded to 43 characters (RFC 7636 §4.1, §7.1).
  *
  * @since 2.0.0
+ * @category utils
  */
 export const VERIFIER_BYTES = Shared.VERIFIER_BYTES
 
@@ -31,6 +33,7 @@ export const VERIFIER_BYTES = Shared.VERIFIER_BYTES
  * The S256 challenge of a verifier: `BASE64URL(SHA256(ASCII(verifier)))` without padding (RFC 7636 §4.2).
  *
  * @since 2.0.0
+ * @category utils
  */
 export const challengeOf = (verifier: string | Redacted.Redacted<string>): string =>
   Shared.challengeOf(Redacted.isRedacted(verifier) ? Redacted.value(verifier) : verifier)
@@ -39,6 +42,7 @@ export const challengeOf = (verifier: string | Redacted.Redacted<string>): strin
  * The pair for given random bytes. `make` draws them from the OS's CSPRNG; this is for tests.
  *
  * @since 2.0.0
+ * @category utils
  */
 export const fromBytes = (bytes: Uint8Array): Pair => {
   const verifier = Shared.verifierFromBytes(bytes)
@@ -49,6 +53,7 @@ export const fromBytes = (bytes: Uint8Array): Pair => {
  * A fresh verifier from the OS's cryptographic generator (`Random` is not one) and its S256 challenge.
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const make: Effect.Effect<Pair> = Effect.sync(() => {
   const verifier = Shared.randomVerifier()
@@ -59,5 +64,6 @@ export const make: Effect.Effect<Pair> = Effect.sync(() => {
  * Whether a string is a well-formed verifier: 43 to 128 characters of `[A-Za-z0-9-._~]` (RFC 7636 §4.1).
  *
  * @since 2.0.0
+ * @category guards
  */
 export const isVerifier = Shared.isVerifier

@@ -32,6 +32,7 @@ import { UserTokens } from "./UserTokens.js"
  * The client's options.
  *
  * @since 2.0.0
+ * @category options
  */
 export interface Options {
   /** The data API (default `https://api.service.example/v1`, or `SERVICE_SDK_API_URL`). */
@@ -48,6 +49,7 @@ export interface Options {
  * What `http` fails with.
  *
  * @since 2.0.0
+ * @category models
  */
 export type HttpError = AuthenticationError | RateLimitError | TransportError | TokenCacheError
 
@@ -55,6 +57,7 @@ export type HttpError = AuthenticationError | RateLimitError | TransportError | 
  * What `request` and the resources fail with.
  *
  * @since 2.0.0
+ * @category models
  */
 export type Error = ApiError | HttpError
 
@@ -62,6 +65,7 @@ export type Error = ApiError | HttpError
  * The options of `request`.
  *
  * @since 2.0.0
+ * @category options
  */
 export type RequestOptions<A> = Request.RequestOptions<A>
 
@@ -76,6 +80,7 @@ export type { Schemas }
  * The client.
  *
  * @since 2.0.0
+ * @category models
  */
 export interface Service {
   /** Authenticated, prefixed with `apiUrl`, with the retry/401/429 policy. */
@@ -125,6 +130,7 @@ export interface Service {
  * ```
  *
  * @since 2.0.0
+ * @category tags
  */
 export class ServiceClient extends Context.Service<ServiceClient, Service>()("service-sdk/ServiceClient") {
   /** {@link make} */
@@ -185,6 +191,7 @@ const resolve = (options: Options) =>
  * A client over a given provider.
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const makeWith = (
   provider: TokenProvider.Service,
@@ -204,6 +211,7 @@ export const makeWith = (
  * A client over the `TokenProvider` in context.
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const make = (
   options: Options = {}
@@ -216,6 +224,7 @@ export const make = (
  * {@link make} as a layer.
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const layer = (
   options: Options = {}
@@ -242,6 +251,7 @@ const checkAccessToken = (token: string | Redacted.Redacted<string>) => {
  * A client with a fixed access token (no provider: a 401 is final).
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const layerAccessToken = (
   token: string | Redacted.Redacted<string>,
@@ -263,6 +273,7 @@ export const layerAccessToken = (
  * A client with its own `ClientCredentials` provider.
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const layerClientCredentials = (
   options: ClientCredentials.Options & Options = {}
@@ -273,6 +284,7 @@ export const layerClientCredentials = (
  * The client's policy with that user's bearer (their own tokens, their own forced refresh on a 401).
  *
  * @since 2.0.0
+ * @category utils
  */
 export const forUser = (userId: string): Effect.Effect<Service, never, UserTokens | ServiceClient> =>
   Effect.gen(function* () {

@@ -7,11 +7,13 @@
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import { nameClasses } from "@service-sdk/shared/classNames"
+import * as Redact from "@service-sdk/shared/redact"
 
 /**
  * The decoded body of an OAuth error response (RFC 6749 §5.2), or a description of a malformed response.
  *
  * @since 2.0.0
+ * @category models
  */
 export interface ErrorPayload {
   readonly error: string
@@ -23,6 +25,7 @@ export interface ErrorPayload {
  * The base class of every SDK error (`instanceof ServiceError` works in plain code).
  *
  * @since 2.0.0
+ * @category errors
  */
 export abstract class ServiceError extends Data.Error<{ readonly message: string; readonly cause?: unknown }> {
   abstract readonly _tag:
@@ -39,6 +42,7 @@ export abstract class ServiceError extends Data.Error<{ readonly message: string
  * error or a wrong state, there is no token to refresh, or the API still answered 401 after one forced refresh.
  *
  * @since 2.0.0
+ * @category errors
  */
 export class AuthenticationError extends ServiceError {
   readonly _tag = "AuthenticationError" as const
@@ -57,6 +61,7 @@ export class AuthenticationError extends ServiceError {
  * Missing or conflicting options, or options that cannot work (a bad URL, a port in use, an empty code).
  *
  * @since 2.0.0
+ * @category errors
  */
 export class ConfigurationError extends ServiceError {
   readonly _tag = "ConfigurationError" as const
@@ -70,6 +75,7 @@ export class ConfigurationError extends ServiceError {
  * after every retry.
  *
  * @since 2.0.0
+ * @category errors
  */
 export class TransportError extends ServiceError {
   readonly _tag = "TransportError" as const
@@ -83,6 +89,7 @@ export class TransportError extends ServiceError {
  * The data API answered with a non-2xx status other than 401 and 429 (after retries, for 5xx).
  *
  * @since 2.0.0
+ * @category errors
  */
 export class ApiError extends ServiceError {
   readonly _tag = "ApiError" as const
@@ -97,6 +104,7 @@ export class ApiError extends ServiceError {
  * The data API answered 429 and either the retries ran out or `Retry-After` asked for longer than `maxRetryAfter`.
  *
  * @since 2.0.0
+ * @category errors
  */
 export class RateLimitError extends ServiceError {
   readonly _tag = "RateLimitError" as const
@@ -110,6 +118,7 @@ export class RateLimitError extends ServiceError {
  * A token cache backend (file system, Redis) failed.
  *
  * @since 2.0.0
+ * @category errors
  */
 export class TokenCacheError extends ServiceError {
   readonly _tag = "TokenCacheError" as const
@@ -129,5 +138,17 @@ nameClasses(
  * Whether a value is one of the SDK's errors (any `ServiceError` subclass), for plain code and `Effect.catchIf`.
  *
  * @since 2.0.0
+ * @category guards
  */
 export const isServiceError = (u: unknown): u is ServiceError => u instanceof ServiceError
+
+/**
+ * Server-supplied or otherwise untrusted text (an `error_description`, an API error message, a profile field) made
+ * safe to show in an error, a log line or a terminal: escape sequences and control, bidi and invisible characters
+ * removed, then capped at `max` characters (512 by default; never splitting a surrogate pair). The cleaner the SDK's
+ * errors use, for programs that print server text themselves (the CLI).
+ *
+ * @since 2.0.0
+ * @category utils
+ */
+export const cleanUntrustedText: (text: string, max?: number) => string = Redact.cleanUntrustedText

@@ -24,6 +24,7 @@ import { decodeText, encodeText, type TokenInfo } from "./TokenInfo.js"
  * `invalid_grant` mark or of a sign-out through `compareAndSet` when the cache has it.
  *
  * @since 2.0.0
+ * @category models
  */
 export interface TokenCache {
   readonly get: Effect.Effect<Option.Option<TokenInfo>, TokenCacheError>
@@ -51,6 +52,7 @@ const refreshOf = (token: TokenInfo) =>
  * same access token and the same refresh token (or both none), whatever else changed.
  *
  * @since 2.0.0
+ * @category utils
  */
 export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Option<TokenInfo>): boolean =>
   sameTokenJson(
@@ -69,6 +71,7 @@ export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Op
  * and a finite `expires_at` is none; an ill-typed optional field reads as absent.
  *
  * @since 2.0.0
+ * @category codecs
  */
 export const decodeJson = (text: string): Option.Option<TokenInfo> => Option.fromUndefinedOr(decodeText(text))
 
@@ -77,6 +80,7 @@ export const decodeJson = (text: string): Option.Option<TokenInfo> => Option.fro
  * them, `client_id`, `auth_url`, `issued_at`, `refresh_rejected`.
  *
  * @since 2.0.0
+ * @category codecs
  */
 export const encodeJson = (token: TokenInfo): string => encodeText(token)
 
@@ -84,6 +88,7 @@ export const encodeJson = (token: TokenInfo): string => encodeText(token)
  * The default cache: a `Ref` in this process (its `compareAndSet` is trivially atomic).
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const memory = (initial?: TokenInfo): Effect.Effect<TokenCache> =>
   Effect.map(Ref.make(Option.fromNullishOr(initial)), (ref) => ({
@@ -98,6 +103,7 @@ export const memory = (initial?: TokenInfo): Effect.Effect<TokenCache> =>
  * The options of {@link file} and `TokenStore.directory`: how the lock file behaves.
  *
  * @since 2.0.0
+ * @category options
  */
 export interface FileOptions {
   /**
@@ -110,7 +116,12 @@ export interface FileOptions {
   readonly lockWait?: Duration.Input | undefined
 }
 
-/** The lock options, checked: positive, finite, at most 2^31-1 ms, else a ConfigurationError naming the option. */
+/**
+ * The lock options, checked: positive, finite, at most 2^31-1 ms, else a ConfigurationError naming the option.
+ *
+ * @since 2.0.0
+ * @category utils
+ */
 export const fileLockOptions = (options: FileOptions | undefined) =>
   Effect.gen(function* () {
     const check = (value: Duration.Input | undefined, fallback: number, name: string) =>
@@ -142,6 +153,7 @@ export const fileLockOptions = (options: FileOptions | undefined) =>
  * says so, and `clear` still removes the entry. Temp files left by a crash are swept under the lock and by `clear`.
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const file = (path: string, options?: FileOptions): Effect.Effect<TokenCache, ConfigurationError> =>
   Effect.gen(function* () {
@@ -159,6 +171,7 @@ export const file = (path: string, options?: FileOptions): Effect.Effect<TokenCa
  * refused too, with the fix in the message).
  *
  * @since 2.0.0
+ * @category files
  */
 export const directoryVerdict: (
   stat: { readonly mode: number; readonly uid: number },
@@ -169,6 +182,7 @@ export const directoryVerdict: (
  * Why {@link directoryVerdict} did not say "ok", in words (with the directory's mode or owner).
  *
  * @since 2.0.0
+ * @category files
  */
 export const directoryProblem: (
   stat: { readonly mode: number; readonly uid: number },
@@ -180,6 +194,7 @@ export const directoryProblem: (
  * run on `node:fs`. `checked` is the memo of the directory check, shared by the caches of one directory.
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const makeFile = (
   path: string,

@@ -6,6 +6,7 @@
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { parseTokenJson, stringifyTokenJson, type TokenJson } from "@service-sdk/shared/tokenJson"
+import * as Redact from "@service-sdk/shared/redact"
 
 /**
  * A token as the SDK caches it. `expiresAt` is absolute: seconds since the Unix epoch (may be fractional), computed
@@ -14,6 +15,7 @@ import { parseTokenJson, stringifyTokenJson, type TokenJson } from "@service-sdk
  * directory and Redis caches store, for this line and the Effect 3 line alike.
  *
  * @since 2.0.0
+ * @category models
  */
 export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")({
   accessToken: Schema.RedactedFromValue(Schema.String),
@@ -38,6 +40,7 @@ export class TokenInfo extends Schema.Class<TokenInfo>("service-sdk/TokenInfo")(
  * The JSON form of a {@link TokenInfo}, as a Schema: decodes `{ access_token, expires_at, ... }` strictly.
  *
  * @since 2.0.0
+ * @category utils
  */
 export const TokenInfoJsonSchema = TokenInfo.pipe(
   Schema.encodeKeys({
@@ -57,6 +60,7 @@ export const TokenInfoJsonSchema = TokenInfo.pipe(
  * The plain JSON form of a stored token (the same type name as the Effect 3 line's).
  *
  * @since 2.0.0
+ * @category models
  */
 export type TokenInfoJson = TokenJson
 export type { TokenJson }
@@ -65,6 +69,7 @@ export type { TokenJson }
  * A token's JSON form (absent fields left out).
  *
  * @since 2.0.0
+ * @category codecs
  */
 export const toJson = (token: TokenInfo): TokenJson => ({
   access_token: Redacted.value(token.accessToken),
@@ -83,6 +88,7 @@ export const toJson = (token: TokenInfo): TokenJson => ({
  * The token of a JSON form.
  *
  * @since 2.0.0
+ * @category codecs
  */
 export const fromJson = (json: TokenJson): TokenInfo =>
   new TokenInfo({
@@ -103,6 +109,7 @@ export const fromJson = (json: TokenJson): TokenInfo =>
  * undefined; an ill-typed optional field reads as absent.
  *
  * @since 2.0.0
+ * @category codecs
  */
 export const decodeText = (text: string): TokenInfo | undefined => {
   const json = parseTokenJson(text)
@@ -113,5 +120,14 @@ export const decodeText = (text: string): TokenInfo | undefined => {
  * The text a shared cache stores (the key order of the stored format).
  *
  * @since 2.0.0
+ * @category codecs
  */
 export const encodeText = (token: TokenInfo): string => stringifyTokenJson(toJson(token))
+
+/**
+ * `abcd…wxyz`: enough of a token to tell two apart, never enough to use (for logs and terminals).
+ *
+ * @since 2.0.0
+ * @category formatting
+ */
+export const maskToken: (token: string) => string = Redact.maskToken

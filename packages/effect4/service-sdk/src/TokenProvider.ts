@@ -14,6 +14,7 @@ import { AuthenticationError, ConfigurationError, type TokenCacheError, type Tra
  * What a provider supplies.
  *
  * @since 2.0.0
+ * @category models
  */
 export interface Service {
   /** A valid access token: the cached one, or one renewal shared by every concurrent caller. */
@@ -34,6 +35,7 @@ export interface Service {
  * The token provider service.
  *
  * @since 2.0.0
+ * @category tags
  */
 export class TokenProvider extends Context.Service<TokenProvider, Service>()("service-sdk/TokenProvider") {
   /**

@@ -20,6 +20,7 @@ import type { TokenInfo } from "./TokenInfo.js"
  * The cache of one user's tokens, by user id. Each id has its own entry; no two ids share one.
  *
  * @since 2.0.0
+ * @category models
  */
 export type TokenStore = (userId: string) => TokenCache.TokenCache
 
@@ -27,6 +28,7 @@ export type TokenStore = (userId: string) => TokenCache.TokenCache
  * Every user's entry in this process's memory (a `Map`); `clear` deletes the user's entry.
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const memory = (): Effect.Effect<TokenStore> =>
   Effect.sync(() => {
@@ -48,6 +50,7 @@ export const memory = (): Effect.Effect<TokenStore> =>
  * The file name of a user's entry: the hex SHA-256 of the id's UTF-16 code units, so no id leaves the directory.
  *
  * @since 2.0.0
+ * @category utils
  */
 export const fileName = userFileName
 
@@ -56,6 +59,7 @@ export const fileName = userFileName
  * {@link fileName}, each with its own lock file beside it: web-app workers of a cluster share the directory safely.
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const directory = (
   path: string,

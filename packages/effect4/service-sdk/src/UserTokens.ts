@@ -16,7 +16,6 @@ import type * as Scope from "effect/Scope"
 import type { ProtocolOptions } from "./internal/config.js"
 import { positiveDuration } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
-import * as SignIn from "./internal/signIn.js"
 import * as SingleFlight from "./internal/singleFlight.js"
 import * as SharedHold from "./internal/sharedHold.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError } from "./ServiceError.js"
@@ -28,6 +27,7 @@ import type { TokenStore } from "./TokenStore.js"
  * The options: the protocol's and `skew`, a `store`, and how long an idle user's state stays in memory.
  *
  * @since 2.0.0
+ * @category options
  */
 export type Options = ProtocolOptions &
   Pick<Provider.OwnershipOptions, "skew"> & {
@@ -40,6 +40,7 @@ export type Options = ProtocolOptions &
  * The many-users service.
  *
  * @since 2.0.0
+ * @category models
  */
 export interface Service {
   /** That user's tokens only. */
@@ -56,6 +57,7 @@ export interface Service {
  * The many-users service tag.
  *
  * @since 2.0.0
+ * @category tags
  */
 export class UserTokens extends Context.Service<UserTokens, Service>()("service-sdk/UserTokens") {
   /** {@link make} */
@@ -85,6 +87,7 @@ const failBadUserId = (error: ConfigurationError): Effect.Effect<never, TokenCac
  * The service; users' states live in the current scope.
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const make = (
   options: Options
@@ -177,7 +180,7 @@ export const make = (
       Effect.suspend(() => {
         const error = userIdError(userId)
         if (error !== undefined) return failBadUserId(error)
-        return SignIn.signInEnd(store(userId), Provider.accepts(protocol), protocol.refreshTokenLifetime)
+        return Provider.signInEnd(store(userId), Provider.accepts(protocol), protocol.refreshTokenLifetime)
       })
 
     return { provider, signIn, signOut, signInEndsAt } satisfies Service
@@ -187,6 +190,7 @@ export const make = (
  * The service as a layer (users' states live in the layer's scope).
  *
  * @since 2.0.0
+ * @category constructors
  */
 export const layer = (options: Options): Layer.Layer<UserTokens, ConfigurationError, HttpClient.HttpClient> =>
   Layer.effect(UserTokens, make(options))

@@ -20,6 +20,7 @@ import type { TokenInfo } from "./TokenInfo.js"
  * The options of {@link authorizeLocal}.
  *
  * @since 2.0.0
+ * @category options
  */
 export interface AuthorizeLocalOptions extends Omit<OAuthClient.AuthorizationUrlOptions, "codeChallenge"> {
   /** How long to wait for the callback (default 300 s); then AuthenticationError. */
@@ -69,6 +70,7 @@ const openBrowser = (url: string) =>
  * ```
  *
  * @since 2.0.0
+ * @category utils
  */
 export const authorizeLocal: (
   options?: AuthorizeLocalOptions

@@ -55,4 +55,5 @@ export { UserTokens, type Service as UserTokensService } from "./UserTokens.js"
  *
  * @since 2.0.0
  */
-export { cleanUntrustedText, maskToken } from "@service-sdk/shared/redact"
+export { cleanUntrustedText } from "./ServiceError.js"
+export { maskToken } from "./TokenInfo.js"

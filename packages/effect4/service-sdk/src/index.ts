@@ -47,6 +47,7 @@ export {
 export {
   ApiError,
   AuthenticationError,
+  cleanUntrustedText,
   ConfigurationError,
   type ErrorPayload,
   isServiceError,
@@ -67,7 +68,7 @@ export * as TokenCache from "./TokenCache.js"
  * @since 2.0.0
  */
 export * as TokenStore from "./TokenStore.js"
-export { TokenInfo, type TokenInfoJson, TokenInfoJsonSchema } from "./TokenInfo.js"
+export { maskToken, TokenInfo, type TokenInfoJson, TokenInfoJsonSchema } from "./TokenInfo.js"
 export { TokenProvider, type Service as TokenProviderService } from "./TokenProvider.js"
 export { UserTokens, type Service as UserTokensService } from "./UserTokens.js"
 /**
@@ -76,4 +77,3 @@ export { UserTokens, type Service as UserTokensService } from "./UserTokens.js"
  *
  * @since 2.0.0
  */
-export { cleanUntrustedText, maskToken } from "@service-sdk/shared/redact"

@@ -25,6 +25,7 @@ import { TokenProvider } from "./TokenProvider.js"
  * A request as the mock saw it.
  *
  * @since 2.0.0
+ * @category models
  */
 export interface RecordedRequest {
   readonly method: string
@@ -42,6 +43,7 @@ export interface RecordedRequest {
  * A scripted answer: a response (a JSON-serialisable `body` is sent as JSON, a string as is), or a transport failure.
  *
  * @since 2.0.0
+ * @category models
  */
 export type MockResponse =
   | {
@@ -56,6 +58,7 @@ export type MockResponse =
  * (`Effect.delay`), hangs (`Effect.never`) and anything else.
  *
  * @since 2.0.0
+ * @category models
  */
 export type MockHandler = (request: RecordedRequest, call: number) => MockResponse | Effect.Effect<MockResponse>
 
@@ -63,6 +66,7 @@ export type MockHandler = (request: RecordedRequest, call: number) => MockRespon
  * The mock's control surface: the requests it recorded and a way to replace its handler.
  *
  * @since 2.0.0
+ * @category models
  */
 export interface MockHttpClientService {
   readonly requests: Effect.Effect<ReadonlyArray<RecordedRequest>>
@@ -118,6 +122,7 @@ const toResponse = (
  * The mock's control surface, provided by {@link MockHttpClient.layer} beside `HttpClient`.
  *
  * @since 2.0.0
+ * @category tags
  */
 export class MockHttpClient extends Context.Service<MockHttpClient, MockHttpClientService>()(
   "service-sdk/testing/MockHttpClient"
@@ -183,6 +188,7 @@ export class MockHttpClient extends Context.Service<MockHttpClient, MockHttpClie
  * A `TokenProvider` of a fixed token, for testing code that needs one.
  *
  * @since 2.0.0
+ * @category utils
  */
 export const TestTokenProvider = {
   layer: (token: string | Redacted.Redacted<string> = "test-access-token"): Layer.Layer<TokenProvider> =>
@@ -248,6 +254,7 @@ export type {
  * ```
  *
  * @since 2.0.0
+ * @category tags
  */
 export class Emulator extends Context.Service<Emulator, Emulator.Service>()("service-sdk/testing/Emulator") {
   /**

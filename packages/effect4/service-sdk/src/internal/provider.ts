@@ -10,7 +10,7 @@ import * as HttpClient from "effect/http/HttpClient"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as OAuthClient from "../OAuthClient.js"
-import { AuthenticationError } from "../ServiceError.js"
+import { AuthenticationError, type TokenCacheError } from "../ServiceError.js"
 import * as TokenCache from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
 import {
@@ -175,3 +175,16 @@ export const refreshGrant = (
     )
   }
 }
+
+/** When the sign-in kept in `cache` ends, read from its entry (an entry of another client reads as none). */
+export const signInEnd = (
+  cache: TokenCache.TokenCache,
+  accepts: (token: TokenInfo) => boolean,
+  lifetime: Duration.Duration | undefined
+): Effect.Effect<Option.Option<Date>, TokenCacheError> =>
+  Effect.map(cache.get, (entry) =>
+    Option.flatMap(Option.filter(entry, accepts), (token) =>
+      // never an Invalid Date: a time out of range is unknown (`shared/signInEnd.ts`)
+      Option.fromUndefinedOr(SignInEnd.dateOf(SignIn.endOf(token, lifetime)))
+    )
+  )

@@ -7,9 +7,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import { AuthenticationError, type TokenCacheError } from "../ServiceError.js"
-import type { TokenCache } from "../TokenCache.js"
+import { AuthenticationError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
 import * as Rules from "@service-sdk/shared/signInEnd"
 
@@ -69,16 +67,3 @@ export const rejectedError = (
     ...(error.status !== undefined ? { status: error.status } : {}),
     ...(error.payload !== undefined ? { payload: error.payload } : {})
   })
-
-/** When the sign-in kept in `cache` ends, read from its entry (an entry of another client reads as none). */
-export const signInEnd = (
-  cache: TokenCache,
-  accepts: (token: TokenInfo) => boolean,
-  lifetime: Duration.Duration | undefined
-): Effect.Effect<Option.Option<Date>, TokenCacheError> =>
-  Effect.map(cache.get, (entry) =>
-    Option.flatMap(Option.filter(entry, accepts), (token) =>
-      // never an Invalid Date: a time out of range is unknown (`shared/signInEnd.ts`)
-      Option.fromUndefinedOr(Rules.dateOf(endOf(token, lifetime)))
-    )
-  )
