@@ -12,6 +12,7 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
 import { ClientCredentials, ServiceClient } from "@service-sdk/effect"
 import type { Line, Target } from "../../../bench/dist/internal/line.js"
 
@@ -33,8 +34,15 @@ export const effect4Line = async (target: Target, effectVersion: string): Promis
     )
   )
   const credentials = { clientId: target.clientId, clientSecret: target.clientSecret, authUrl: target.authUrl }
+  // the providers live for the whole run: one scope, never closed
+  const providers = Scope.makeUnsafe()
   const makeProvider = () =>
-    Effect.runPromise(ClientCredentials.make(credentials).pipe(Effect.provideService(HttpClient.HttpClient, http)))
+    Effect.runPromise(
+      ClientCredentials.make(credentials).pipe(
+        Effect.provideService(HttpClient.HttpClient, http),
+        Scope.provide(providers)
+      )
+    )
   const gets = <E>(client: HttpClient.HttpClient.With<E>, path: string, count: number, concurrency: number) =>
     Effect.forEach(
       Array.from({ length: count }, () => path),

@@ -10,6 +10,7 @@ import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import { type ProtocolOptions, secretValue } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
 import * as SingleFlight from "./internal/singleFlight.js"
@@ -126,7 +127,9 @@ export class AuthorizationCode extends Context.Service<AuthorizationCode, Servic
  * @since 2.0.0
  * @category constructors
  */
-export const make = (options: Options = {}): Effect.Effect<Service, ConfigurationError, HttpClient.HttpClient> =>
+export const make = (
+  options: Options = {}
+): Effect.Effect<Service, ConfigurationError, HttpClient.HttpClient | Scope.Scope> =>
   Effect.gen(function* () {
     const resolved = yield* Provider.resolve(options)
     const { oauth, protocol } = resolved

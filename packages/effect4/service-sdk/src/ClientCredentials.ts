@@ -7,6 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import type { ProtocolOptions } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
 import * as SingleFlight from "./internal/singleFlight.js"
@@ -31,7 +32,7 @@ export type Options = Omit<ProtocolOptions, "redirectUri" | "publicClient" | "is
  */
 export const make = (
   options: Options = {}
-): Effect.Effect<TokenProvider.Service, ConfigurationError, HttpClient.HttpClient> =>
+): Effect.Effect<TokenProvider.Service, ConfigurationError, HttpClient.HttpClient | Scope.Scope> =>
   Effect.gen(function* () {
     const resolved = yield* Provider.resolve(options)
     const { oauth, protocol } = resolved

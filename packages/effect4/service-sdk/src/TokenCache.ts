@@ -13,6 +13,8 @@ import { nonNegativeDuration } from "./internal/config.js"
 // the file machinery, or in a browser page its stand-in (package.json "imports": the `browser` condition)
 import { checkedPath, FileEntry, FileLock, makeFileCache, run, Safety } from "#file-cache"
 import * as BrowserCache from "./internal/browser/tokenCache.js"
+import type { DirectoryCheck } from "@service-sdk/shared/fileEntry"
+import type { FileLockOptions } from "@service-sdk/shared/fileLock"
 import { sameTokenJson } from "@service-sdk/shared/tokenJson"
 import { ConfigurationError, type TokenCacheError } from "./ServiceError.js"
 import { decodeText, encodeText, type TokenInfo } from "./TokenInfo.js"
@@ -134,7 +136,7 @@ export const fileLockOptions = (options: FileOptions | undefined) =>
     return {
       ttlMillis: yield* check(options?.lockTtl, FileLock.DEFAULT_LOCK_OPTIONS.ttlMillis, "lockTtl"),
       waitMillis: yield* check(options?.lockWait, FileLock.DEFAULT_LOCK_OPTIONS.waitMillis, "lockWait")
-    } satisfies FileLock.FileLockOptions
+    } satisfies FileLockOptions
   })
 
 /**
@@ -159,7 +161,7 @@ export const file = (path: string, options?: FileOptions): Effect.Effect<TokenCa
   Effect.gen(function* () {
     yield* checkedPath("TokenCache.file", path, "file")
     const lock = yield* fileLockOptions(options)
-    const checked: FileEntry.DirectoryCheck = { ok: false }
+    const checked: DirectoryCheck = { ok: false }
     // the directory and the file are judged now, as at every use (a ConfigurationError that says why)
     yield* Effect.catchTag(run(FileEntry.make(path, lock, checked).get), "TokenCacheError", () => Effect.void)
     return makeFile(path, lock, checked)
@@ -198,8 +200,8 @@ export const directoryProblem: (
  */
 export const makeFile = (
   path: string,
-  lockOptions: FileLock.FileLockOptions,
-  checked: FileEntry.DirectoryCheck = { ok: false }
+  lockOptions: FileLockOptions,
+  checked: DirectoryCheck = { ok: false }
 ): TokenCache => makeFileCache(path, lockOptions, { decode: decodeJson, encode: encodeJson, same: sameEntry }, checked)
 
 /**

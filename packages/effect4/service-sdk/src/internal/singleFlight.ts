@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import { type AuthenticationError, TokenCacheError, type TransportError } from "../ServiceError.js"
 import type { TokenCache } from "../TokenCache.js"
@@ -95,9 +96,12 @@ export const make = (options: {
    * served the still-valid token; a failed background renewal is logged and the normal path takes over (0: off).
    */
   readonly refreshAheadMillis?: number | undefined
-}): Effect.Effect<SingleFlight> =>
+}): Effect.Effect<SingleFlight, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { cache, name, accepts, skewMillis } = options
+    // background work (a retried cache write, a renewal ahead of expiry) lives in the provider's scope: closing it
+    // (a layer's, a user's state's) stops that work; nothing is forked detached
+    const scope = yield* Scope.Scope
     const lock = yield* Semaphore.make(1)
     let memo: { readonly token: TokenInfo; readonly staleAt: number } | undefined
     let renewing: Renewing | undefined
@@ -179,13 +183,14 @@ export const make = (options: {
             )
             // a rotated refresh token must not live only in this process's memory
             unwritten = token
-            yield* Effect.forkDetach(
+            yield* Effect.forkIn(
               Effect.ensuring(
                 retryWrite(against, token),
                 Effect.sync(() => {
                   if (unwritten === token) unwritten = undefined
                 })
-              )
+              ),
+              scope
             )
             break
           }
@@ -386,7 +391,7 @@ export const make = (options: {
     const renewAhead = (current: TokenInfo) => {
       aheadFor = current
       const other = (token: Redacted.Redacted<string>) => !same(token, current.accessToken)
-      return Effect.forkDetach(
+      return Effect.forkIn(
         joinOrLead(
           obtain((token) => other(token.accessToken)).pipe(withSpanWhenTraced(`${name}.refreshAhead`)),
           other
@@ -396,7 +401,8 @@ export const make = (options: {
               `${name}: the renewal ahead of expiry failed (${error.message}); retried when the token goes stale`
             )
           )
-        )
+        ),
+        scope
       )
     }
 

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
 import * as AuthorizationCodeModule from "../../AuthorizationCode.js"
 import * as ClientCredentials from "../../ClientCredentials.js"
 import type * as OAuthClient from "../../OAuthClient.js"
@@ -44,7 +45,9 @@ export type ClientCredentialsOptions = Omit<ClientCredentials.Options, "refreshT
 const ownedSource = <S extends TokenProviderService>(
   name: string,
   options: Runtime.FacadeOptions & { readonly timeout?: unknown; readonly tokenCache?: unknown },
-  make: (tokenCache: TokenCache.TokenCache | undefined) => Effect.Effect<S, ConfigurationError, HttpClient.HttpClient>
+  make: (
+    tokenCache: TokenCache.TokenCache | undefined
+  ) => Effect.Effect<S, ConfigurationError, HttpClient.HttpClient | Scope.Scope>
 ): TokenSource<HttpClient.HttpClient> & { readonly built: S } => {
   const surroundings = Runtime.surroundings(options)
   const tokenCache = Runtime.toTokenCache(
@@ -53,7 +56,7 @@ const ownedSource = <S extends TokenProviderService>(
     Runtime.cacheTimeout(options.timeout)
   )
   const runtime = new Runtime.FacadeRuntime(name, Runtime.httpClientLayer(options), surroundings)
-  const built = runtime.runSync(make(tokenCache))
+  const built = runtime.runSync(Scope.provide(make(tokenCache), runtime.scope))
   const { around } = surroundings
   const shared: TokenProviderService = {
     getAccessToken: around(built.getAccessToken),

@@ -12,6 +12,7 @@ import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import { ConfigurationError, ServiceError, TokenCacheError } from "../../ServiceError.js"
 import * as TokenCache from "../../TokenCache.js"
 import { TokenInfo, type TokenInfoJson } from "../../TokenInfo.js"
@@ -153,6 +154,8 @@ export const surroundings = (options: FacadeOptions): Surroundings => {
 /** A runtime for one facade object; `close()` releases what its layer acquired (connection pools, servers). */
 export class FacadeRuntime<R> {
   readonly #runtime: ManagedRuntime.ManagedRuntime<R, unknown>
+  /** Where the object's providers run their background work (renewals ahead, retried cache writes); closed first. */
+  readonly scope: Scope.Closeable = Scope.makeUnsafe()
   readonly #name: string
   readonly surroundings: Surroundings
   #closed: Promise<void> | undefined
@@ -220,7 +223,7 @@ export class FacadeRuntime<R> {
   }
 
   close(): Promise<void> {
-    this.#closed ??= this.#runtime.dispose()
+    this.#closed ??= this.#runtime.runPromise(Scope.close(this.scope, Exit.void)).then(() => this.#runtime.dispose())
     return this.#closed
   }
 }
