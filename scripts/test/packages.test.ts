@@ -35,26 +35,32 @@ const sources = (dir: string): ReadonlyArray<string> =>
   })
 
 describe("package READMEs", () => {
-  it.each(packages.map((p) => [p.manifest.name, p] as const))("%s installs by name, and names its tarball for unreleased builds", (_, pkg) => {
-    const readme = readFileSync(join(root, pkg.dir, "README.md"), "utf8")
-    expect(readme).toContain("npm run pack")
-    expect(readme).toContain(tarball(pkg.manifest.name))
-    const installs = shellLines(readme).filter((line) => /\bnpm (install|i)\b/.test(line))
-    expect(installs.length).toBeGreaterThan(0)
-    // the package itself is installed by name
-    expect(installs.some((line) => line.includes(pkg.manifest.name)), pkg.manifest.name).toBe(true)
-    for (const line of installs) {
-      const args = line
-        .replace(/#.*$/, "")
-        .split(/\s+/)
-        .filter((arg) => arg !== "" && !arg.startsWith("-") && !["npm", "install", "i"].includes(arg))
-      for (const arg of args) {
-        // a package of this project by name (with its dist-tag or version, or none: `latest`), a tarball, or a peer
-        // named with its version
-        expect(arg, line).toMatch(/^@service-sdk\/[a-z-]+(@\S+)?$|\.tgz$|^(effect|@effect\/[a-z-]+|ioredis)(@\S+)?$/)
+  it.each(packages.map((p) => [p.manifest.name, p] as const))(
+    "%s installs by name, and names its tarball for unreleased builds",
+    (_, pkg) => {
+      const readme = readFileSync(join(root, pkg.dir, "README.md"), "utf8")
+      expect(readme).toContain("npm run pack")
+      expect(readme).toContain(tarball(pkg.manifest.name))
+      const installs = shellLines(readme).filter((line) => /\bnpm (install|i)\b/.test(line))
+      expect(installs.length).toBeGreaterThan(0)
+      // the package itself is installed by name
+      expect(
+        installs.some((line) => line.includes(pkg.manifest.name)),
+        pkg.manifest.name
+      ).toBe(true)
+      for (const line of installs) {
+        const args = line
+          .replace(/#.*$/, "")
+          .split(/\s+/)
+          .filter((arg) => arg !== "" && !arg.startsWith("-") && !["npm", "install", "i"].includes(arg))
+        for (const arg of args) {
+          // a package of this project by name (with its dist-tag or version, or none: `latest`), a tarball, or a peer
+          // named with its version
+          expect(arg, line).toMatch(/^@service-sdk\/[a-z-]+(@\S+)?$|\.tgz$|^(effect|@effect\/[a-z-]+|ioredis)(@\S+)?$/)
+        }
       }
     }
-  })
+  )
 
   it.each(packages.map((p) => [p.manifest.name, p] as const))("%s links nothing that cannot be checked", (_, pkg) => {
     const readme = readFileSync(join(root, pkg.dir, "README.md"), "utf8")
