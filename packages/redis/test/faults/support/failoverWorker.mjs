@@ -11,7 +11,7 @@
 import { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { RedisTokenStore } from "@service-sdk/redis"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Logger, LogLevel, Redacted } from "effect"
 import * as ioredis from "ioredis"
 import { UserTokens } from "@service-sdk/effect"
 import { failoverProcess } from "./failoverProcess.mjs"
@@ -53,7 +53,7 @@ const program = Effect.gen(function* () {
   const call = (userId) =>
     Effect.suspend(() => {
       const started = performance.now()
-      return Effect.either(users.provider(userId).getAccessToken).pipe(
+      return Effect.either(users.provider(userId).getAccessToken.pipe(Effect.annotateLogs("user", userId))).pipe(
         Effect.flatMap((result) =>
           Effect.sync(() =>
             result._tag === "Left"
@@ -76,6 +76,11 @@ const program = Effect.gen(function* () {
     loop,
     { concurrency: "unbounded" }
   )
-}).pipe(Effect.scoped, Effect.provide(Http))
+}).pipe(
+  Effect.scoped,
+  Effect.provide(Http),
+  // SERVICE_SDK_FAILOVER_LOG (failover.ts): debug lines on stdout, which the suite keeps
+  Logger.withMinimumLogLevel(process.env.SERVICE_SDK_FAILOVER_LOG ? LogLevel.Debug : LogLevel.Info)
+)
 
 worker.run(Effect.runPromise(program))
