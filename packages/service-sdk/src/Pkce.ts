@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import * as Shared from "./internal/shared/pkce.js"
+import * as Shared from "@service-sdk/shared/pkce"
 
 /**
  * A verifier and its challenge. The verifier stays with the program (sent only in the token request); the

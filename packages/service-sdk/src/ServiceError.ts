@@ -7,7 +7,7 @@
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as Redact from "./internal/redact.js"
-import { nameClasses } from "./internal/shared/classNames.js"
+import { nameClasses } from "@service-sdk/shared/classNames"
 
 /**
  * The decoded body of an OAuth error response (RFC 6749 §5.2), or a description of a malformed response.

@@ -30,7 +30,7 @@ import { visit } from "./loopback.js"
 import { forgetLogin, loginPath, readLogin, saveLogin, secureCacheDirectory } from "./login.js"
 import type { EmulatorFlags, LoginFlags, LogoutFlags, TokenFlags, WhoamiFlags } from "./commands.js"
 import { PROGRAM } from "./help.js"
-import { inDays, isFinalRefusal, iso } from "./shared/signInEnd.js"
+import { inDays, isFinalRefusal, iso } from "@service-sdk/shared/signInEnd"
 import { DEFAULT_AUTH_URL, publicClientFromEnv, resolveTarget } from "./target.js"
 import { oneLine } from "./terminal.js"
 

@@ -23,7 +23,7 @@ import type { Cluster, Redis } from "ioredis"
 import { ConfigurationError, type TokenCache, type TokenCacheError } from "@service-sdk/effect"
 import * as Cache from "./internal/cache.js"
 import * as Shared from "./internal/options.js"
-import * as Protocol from "./internal/shared/redisProtocol.js"
+import * as Protocol from "@service-sdk/shared/redisProtocol"
 
 /**
  * Options of {@link make}: where Redis is (`url` or your own `client`), the entry's `key`, and the lock's timings.

@@ -10,7 +10,7 @@ import type * as Scope from "effect/Scope"
 import { ConfigurationError, type TokenCache, type TokenCacheError, type TokenStore } from "@service-sdk/effect"
 import * as Cache from "./internal/cache.js"
 import * as Shared from "./internal/options.js"
-import * as Protocol from "./internal/shared/redisProtocol.js"
+import * as Protocol from "@service-sdk/shared/redisProtocol"
 import type * as RedisTokenCache from "./RedisTokenCache.js"
 import { lockKey } from "./RedisTokenCache.js"
 

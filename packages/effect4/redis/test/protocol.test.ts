@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { expect, it } from "@effect/vitest"
 import { RedisTokenCache, RedisTokenStore } from "@service-sdk/redis"
-import { SCRIPTS } from "../src/internal/shared/redisProtocol.js"
+import { SCRIPTS } from "@service-sdk/shared/redisProtocol"
 
 const effect3Connection = join(import.meta.dirname, "..", "..", "..", "redis", "src", "internal", "connection.ts")
 

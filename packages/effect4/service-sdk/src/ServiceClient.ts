@@ -16,7 +16,7 @@ import { positiveDuration, resolveUrl, retryCount } from "./internal/config.js"
 import * as Request from "./internal/client/request.js"
 import * as RequestPolicy from "./internal/client/requestPolicy.js"
 import type * as Schemas from "./internal/client/schemas.js"
-import { isVisibleAscii } from "./internal/shared/redact.js"
+import { isVisibleAscii } from "@service-sdk/shared/redact"
 import {
   type ApiError,
   type AuthenticationError,

@@ -5,7 +5,7 @@
  */
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { parseTokenJson, stringifyTokenJson, type TokenJson } from "./internal/shared/tokenJson.js"
+import { parseTokenJson, stringifyTokenJson, type TokenJson } from "@service-sdk/shared/tokenJson"
 
 /**
  * A token as the SDK caches it. `expiresAt` is absolute: seconds since the Unix epoch (may be fractional), computed

@@ -70,4 +70,4 @@ export { UserTokens, type Service as UserTokensService } from "./UserTokens.js"
  *
  * @since 2.0.0
  */
-export { cleanUntrustedText, maskToken } from "./internal/shared/redact.js"
+export { cleanUntrustedText, maskToken } from "@service-sdk/shared/redact"

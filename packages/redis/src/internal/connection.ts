@@ -10,8 +10,8 @@ import type * as Scope from "effect/Scope"
 import type { Cluster, Redis } from "ioredis"
 import { ConfigurationError, TokenCacheError } from "@service-sdk/effect"
 import * as Peer from "./peer.js"
-import * as RedisClient from "./shared/redisClient.js"
-import { type ReplicationIds, SCRIPTS, type ScriptName } from "./shared/redisProtocol.js"
+import * as RedisClient from "@service-sdk/shared/redisClient"
+import { type ReplicationIds, SCRIPTS, type ScriptName } from "@service-sdk/shared/redisProtocol"
 import * as Server from "./server.js"
 
 /** The commands the cache sends; ioredis' `Redis` and `Cluster` both have them. */

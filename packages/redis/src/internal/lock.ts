@@ -17,7 +17,7 @@ import * as Fiber from "effect/Fiber"
 import * as Random from "effect/Random"
 import { TokenCacheError } from "@service-sdk/effect"
 import { type Connection, neighbour, script } from "./connection.js"
-import { lockAcquired, promotionWatch } from "./shared/redisProtocol.js"
+import { lockAcquired, promotionWatch } from "@service-sdk/shared/redisProtocol"
 
 export interface LockOptions {
   readonly lockKey: string

@@ -15,8 +15,8 @@ import type { TokenCache } from "../TokenCache.js"
 import * as Codec from "../TokenCache.js"
 import type { TokenInfo } from "../TokenInfo.js"
 import { run } from "./fileProgram.js"
-import * as FileEntry from "./shared/fileEntry.js"
-import type { Program } from "./shared/fileOps.js"
+import * as FileEntry from "@service-sdk/shared/fileEntry"
+import type { Program } from "@service-sdk/shared/fileOps"
 
 /** A directory checked once (a store's users share one). */
 export type DirectoryCheck = FileEntry.DirectoryCheck

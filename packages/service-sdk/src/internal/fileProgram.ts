@@ -11,8 +11,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { ConfigurationError, TokenCacheError } from "../ServiceError.js"
 import { describeCause, safeCause } from "./redact.js"
-import { FileFailure, type Op, PortError, type Program } from "./shared/fileOps.js"
-import { checkPath as check, nodeOperation, portError } from "./shared/fileSafety.js"
+import { FileFailure, type Op, PortError, type Program } from "@service-sdk/shared/fileOps"
+import { checkPath as check, nodeOperation, portError } from "@service-sdk/shared/fileSafety"
 
 export type FileError = TokenCacheError | ConfigurationError
 

@@ -2,4 +2,4 @@
  * Redaction and the cleaning of server-supplied text: the one implementation both Effect lines use
  * (`packages/shared/src/redact.ts`, copied into `./shared/` by scripts/shared.mjs).
  */
-export * from "./shared/redact.js"
+export * from "@service-sdk/shared/redact"

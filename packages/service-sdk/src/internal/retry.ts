@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
-import { backoffMillis, JITTER, parseRetryAfterMillis } from "./shared/backoff.js"
+import { backoffMillis, JITTER, parseRetryAfterMillis } from "@service-sdk/shared/backoff"
 
 /** A failure worth another attempt; `retryAfter` is the server's `Retry-After`, when it sent one. */
 export class Retryable<E> {

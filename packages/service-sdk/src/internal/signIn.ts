@@ -10,7 +10,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { AuthenticationError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
-import * as Rules from "./shared/signInEnd.js"
+import * as Rules from "@service-sdk/shared/signInEnd"
 
 /** How long before the end of a sign-in each renewal logs a warning. */
 export const WARN_BEFORE_END = Duration.seconds(Rules.WARN_BEFORE_END_SECONDS)

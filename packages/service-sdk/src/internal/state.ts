@@ -3,10 +3,10 @@
  * the request, against cross-site request forgery.
  */
 import * as Effect from "effect/Effect"
-import { randomState } from "./shared/pkce.js"
+import { randomState } from "@service-sdk/shared/pkce"
 
 /** Bytes of randomness in a generated state (`shared/pkce.ts`, one rule for both lines). */
-export { STATE_BYTES } from "./shared/pkce.js"
+export { STATE_BYTES } from "@service-sdk/shared/pkce"
 
 /** A fresh random state from the OS's cryptographic generator, base64url (43 characters, no padding). */
 export const generateState: Effect.Effect<string> = Effect.sync(randomState)

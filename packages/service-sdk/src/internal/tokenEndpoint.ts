@@ -18,9 +18,9 @@ import type { TokenInfo } from "../TokenInfo.js"
 import { describeCause, maskSecrets, safeCause } from "./redact.js"
 import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
 import { withSafeSpans } from "./safeSpans.js"
-import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "./shared/backoff.js"
-import * as Form from "./shared/grant.js"
-import * as Answer from "./shared/tokenResponse.js"
+import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "@service-sdk/shared/backoff"
+import * as Form from "@service-sdk/shared/grant"
+import * as Answer from "@service-sdk/shared/tokenResponse"
 import { derivedToken } from "./derivedToken.js"
 
 export type Grant =

@@ -13,8 +13,8 @@ import type { Cluster, Redis } from "ioredis"
 import { ConfigurationError, TokenCacheError } from "@service-sdk/effect"
 import * as Peer from "./peer.js"
 import * as Server from "./server.js"
-import { describeClient, describeFailure, isTransient, safeCause } from "./shared/redisClient.js"
-import type { ReplicationIds, ScriptName } from "./shared/redisProtocol.js"
+import { describeClient, describeFailure, isTransient, safeCause } from "@service-sdk/shared/redisClient"
+import type { ReplicationIds, ScriptName } from "@service-sdk/shared/redisProtocol"
 import { type Commands, defineScripts, script } from "./wire.js"
 
 export interface Connection {

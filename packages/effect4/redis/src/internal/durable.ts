@@ -13,7 +13,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { type Connection, liveMillis } from "./connection.js"
-import { keptReply } from "./shared/redisProtocol.js"
+import { keptReply } from "@service-sdk/shared/redisProtocol"
 
 /** How long a write waits for a replica to confirm it before it is kept in the background. */
 export const REPLICA_WAIT_MILLIS = 500

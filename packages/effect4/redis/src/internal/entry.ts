@@ -9,8 +9,8 @@ import * as Option from "effect/Option"
 import { TokenCache, TokenCacheError, type TokenInfo } from "@service-sdk/effect"
 import type { Connection } from "./connection.js"
 import * as Durable from "./durable.js"
-import { entryTtlMillis } from "./shared/redisProtocol.js"
-import { neighbourMessage } from "./shared/redisClient.js"
+import { entryTtlMillis } from "@service-sdk/shared/redisProtocol"
+import { neighbourMessage } from "@service-sdk/shared/redisClient"
 
 /** The stored text of a token: the format both lines store. */
 const encode = TokenCache.encodeJson

@@ -16,8 +16,8 @@ import * as Random from "effect/Random"
 import * as Result from "effect/Result"
 import { TokenCacheError } from "@service-sdk/effect"
 import { type Connection, liveClock, liveMillis } from "./connection.js"
-import { heartbeatInterval, lockAcquired, promotionWatch } from "./shared/redisProtocol.js"
-import { neighbourMessage } from "./shared/redisClient.js"
+import { heartbeatInterval, lockAcquired, promotionWatch } from "@service-sdk/shared/redisProtocol"
+import { neighbourMessage } from "@service-sdk/shared/redisClient"
 
 export interface LockOptions {
   readonly lockKey: string

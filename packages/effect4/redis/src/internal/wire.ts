@@ -2,7 +2,7 @@
  * The shared Lua scripts (`shared/redisProtocol.ts`) on an ioredis client: defined once per client, run by name.
  */
 import type { Cluster, Redis } from "ioredis"
-import { SCRIPTS, type ScriptName } from "./shared/redisProtocol.js"
+import { SCRIPTS, type ScriptName } from "@service-sdk/shared/redisProtocol"
 
 export type { ScriptName }
 

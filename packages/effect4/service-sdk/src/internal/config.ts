@@ -9,9 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ConfigurationError } from "../ServiceError.js"
-import { normalizeScope } from "./shared/grant.js"
-import { describeValue, negativeOrNaN } from "./shared/optionValues.js"
-import { maskUrlCredentials } from "./shared/redact.js"
+import { normalizeScope } from "@service-sdk/shared/grant"
+import { describeValue, negativeOrNaN } from "@service-sdk/shared/optionValues"
+import { maskUrlCredentials } from "@service-sdk/shared/redact"
 
 export { normalizeScope }
 

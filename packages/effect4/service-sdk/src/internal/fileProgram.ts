@@ -8,9 +8,9 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { ConfigurationError, TokenCacheError } from "../ServiceError.js"
-import { FileFailure, type Op, type Program } from "./shared/fileOps.js"
-import { checkPath as check, nodeOperation } from "./shared/fileSafety.js"
-import { describeCause, safeCause } from "./shared/redact.js"
+import { FileFailure, type Op, type Program } from "@service-sdk/shared/fileOps"
+import { checkPath as check, nodeOperation } from "@service-sdk/shared/fileSafety"
+import { describeCause, safeCause } from "@service-sdk/shared/redact"
 
 export type FileError = TokenCacheError | ConfigurationError
 

@@ -8,7 +8,7 @@ import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
 import { ConfigurationError } from "../ServiceError.js"
 import { ENV } from "./config.js"
-import { cleanUntrustedText, describeCause, maskUrlCredentials } from "./shared/redact.js"
+import { cleanUntrustedText, describeCause, maskUrlCredentials } from "@service-sdk/shared/redact"
 
 const EXAMPLE = "http://127.0.0.1:8080/callback"
 

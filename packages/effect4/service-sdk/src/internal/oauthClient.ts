@@ -18,8 +18,8 @@ import { AuthenticationError, ConfigurationError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
 import { ENV, type ResolvedProtocol, normalizeScope, secretValue } from "./config.js"
 import * as SignIn from "./signIn.js"
-import { randomState } from "./shared/pkce.js"
-import { cleanUntrustedText } from "./shared/redact.js"
+import { randomState } from "@service-sdk/shared/pkce"
+import { cleanUntrustedText } from "@service-sdk/shared/redact"
 import type * as TokenEndpoint from "./tokenEndpoint.js"
 
 const authFailure = (message: string, payload?: AuthenticationError["payload"]) =>

@@ -21,7 +21,7 @@ import {
   resolveProtocol
 } from "./config.js"
 import * as Protocol from "./oauthClient.js"
-import * as SignInEnd from "./shared/signInEnd.js"
+import * as SignInEnd from "@service-sdk/shared/signInEnd"
 import * as SignIn from "./signIn.js"
 import { RefreshRejected } from "./singleFlight.js"
 import * as TokenEndpoint from "./tokenEndpoint.js"

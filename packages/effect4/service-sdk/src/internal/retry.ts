@@ -7,7 +7,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Random from "effect/Random"
-import { backoffMillis, JITTER, parseRetryAfterMillis } from "./shared/backoff.js"
+import { backoffMillis, JITTER, parseRetryAfterMillis } from "@service-sdk/shared/backoff"
 
 /** A failure worth another attempt; `retryAfter` is the server's `Retry-After`, when it sent one. */
 export class Retryable<E> {

@@ -19,7 +19,7 @@ import type * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Redacted from "effect/Redacted"
 import { traces } from "./liveServices.js"
-import { requestSecretValues, safeCause, urlWithoutCredentials } from "./shared/redact.js"
+import { requestSecretValues, safeCause, urlWithoutCredentials } from "@service-sdk/shared/redact"
 
 /** The values of the request's redacted headers and of its form body: a client may quote them in its failure. */
 const secretsOf = (

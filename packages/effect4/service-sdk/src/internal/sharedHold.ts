@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as RcMap from "effect/RcMap"
 import * as Scope from "effect/Scope"
-import * as Holds from "./shared/holds.js"
+import * as Holds from "@service-sdk/shared/holds"
 
 interface Hold<A> {
   readonly value: A

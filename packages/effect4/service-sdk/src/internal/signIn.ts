@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import { AuthenticationError, type TokenCacheError } from "../ServiceError.js"
 import type { TokenCache } from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
-import * as Rules from "./shared/signInEnd.js"
+import * as Rules from "@service-sdk/shared/signInEnd"
 
 /** When the sign-in of `token` ends (seconds since the epoch), if known. */
 export const endOf = (token: TokenInfo | undefined, lifetime: Duration.Duration | undefined): number | undefined =>

@@ -15,7 +15,7 @@ import { type AuthenticationError, TokenCacheError, type TransportError } from "
 import type { TokenCache } from "../TokenCache.js"
 import { TokenInfo } from "../TokenInfo.js"
 import { sleepOnLiveClock, withSpanWhenTraced } from "./liveServices.js"
-import { RACE_READ_PAUSE_MILLIS, RACE_READS, staleAtMillis, VANISHED_ENTRY_GRACE_MILLIS } from "./shared/fleetRules.js"
+import { RACE_READ_PAUSE_MILLIS, RACE_READS, staleAtMillis, VANISHED_ENTRY_GRACE_MILLIS } from "@service-sdk/shared/fleetRules"
 
 export type TokenFailure = AuthenticationError | TransportError | TokenCacheError
 

@@ -13,10 +13,10 @@ import { AuthenticationError, type ErrorPayload, TransportError } from "../Servi
 import { TokenInfo } from "../TokenInfo.js"
 import { parseRetryAfter, Retryable, withRetries } from "./retry.js"
 import { withSafeSpans } from "./safeSpans.js"
-import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "./shared/backoff.js"
-import { clientAuthentication, type GrantForm, grantParameters, requestSecrets } from "./shared/grant.js"
-import * as Answer from "./shared/tokenResponse.js"
-import { describeCause, maskSecrets, safeCause } from "./shared/redact.js"
+import { MAX_TOKEN_RETRY_AFTER_MILLIS } from "@service-sdk/shared/backoff"
+import { clientAuthentication, type GrantForm, grantParameters, requestSecrets } from "@service-sdk/shared/grant"
+import * as Answer from "@service-sdk/shared/tokenResponse"
+import { describeCause, maskSecrets, safeCause } from "@service-sdk/shared/redact"
 
 /** A grant, its secrets still `Redacted` (unwrapped only when the form is built). */
 export type Grant =

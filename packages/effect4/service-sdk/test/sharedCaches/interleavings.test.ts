@@ -10,8 +10,8 @@ import { mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { operation, run } from "../../src/internal/fileProgram.js"
-import * as FileEntry from "../../src/internal/shared/fileEntry.js"
-import type { Op } from "../../src/internal/shared/fileOps.js"
+import * as FileEntry from "@service-sdk/shared/fileEntry"
+import type { Op } from "@service-sdk/shared/fileOps"
 
 const STEPS: ReadonlyArray<Op["_tag"]> = ["read", "writeNew", "link", "rename", "remove", "rmdir", "exists", "readdir"]
 const tempDir = () => mkdtempSync(join(tmpdir(), "e4-interleave-"))

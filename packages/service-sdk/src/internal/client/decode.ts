@@ -24,7 +24,7 @@ import {
   decodeUnion,
   FAIL,
   memoized
-} from "../shared/compiledDecode.js"
+} from "@service-sdk/shared/compiledDecode"
 
 const hasOwn = Object.prototype.hasOwnProperty
 

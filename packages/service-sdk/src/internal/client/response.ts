@@ -9,9 +9,9 @@
  */
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { bufferedWebResponse } from "../shared/bufferedResponse.js"
+import { bufferedWebResponse } from "@service-sdk/shared/bufferedResponse"
 
-export { isRepresentable } from "../shared/bufferedResponse.js"
+export { isRepresentable } from "@service-sdk/shared/bufferedResponse"
 
 /**
  * A response with `status`, `headers` (read when asked for) and the bytes of `body`, on `request` (the request

@@ -13,7 +13,7 @@ import type { TokenCache } from "../../TokenCache.js"
 import type { TokenInfo } from "../../TokenInfo.js"
 import type { Memo } from "./memo.js"
 import type { Target } from "./renewal.js"
-import { VANISHED_ENTRY_GRACE_MILLIS } from "../shared/fleetRules.js"
+import { VANISHED_ENTRY_GRACE_MILLIS } from "@service-sdk/shared/fleetRules"
 import * as State from "./state.js"
 
 /** The wait for an entry gone under a holder of a refresh token (`shared/fleetRules.ts`, one rule for both lines). */

@@ -9,7 +9,7 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type { AuthenticationError, TokenCacheError, TransportError } from "../../ServiceError.js"
 import type { TokenInfo } from "../../TokenInfo.js"
-import { staleAtMillis } from "../shared/fleetRules.js"
+import { staleAtMillis } from "@service-sdk/shared/fleetRules"
 import { derivedToken } from "../derivedToken.js"
 
 export type TokenFailure = AuthenticationError | TransportError | TokenCacheError

@@ -23,7 +23,7 @@ import {
   decodeUnion,
   FAIL,
   memoized
-} from "../shared/compiledDecode.js"
+} from "@service-sdk/shared/compiledDecode"
 
 const compileObjects = (ast: SchemaAST.Objects): Decode | undefined => {
   if (ast.indexSignatures.length > 0 || ast.encodingChecks !== undefined || ast.propertySignatures.length === 0) {

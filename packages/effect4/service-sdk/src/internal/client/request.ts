@@ -15,7 +15,7 @@ import {
   type TransportError
 } from "../../ServiceError.js"
 import { withSpanWhenTraced } from "../liveServices.js"
-import { cleanUntrustedText, maskJson } from "../shared/redact.js"
+import { cleanUntrustedText, maskJson } from "@service-sdk/shared/redact"
 import { exitDecoder } from "./decode.js"
 import type { Answer, Policy } from "./requestPolicy.js"
 import { apiErrorMessage, errorPayload } from "./requestPolicy.js"

@@ -23,8 +23,8 @@ import * as Redacted from "effect/Redacted"
 import { AuthenticationError, RateLimitError, type TokenCacheError, TransportError } from "../../ServiceError.js"
 import { parseRetryAfter, Retryable, withRetries } from "../retry.js"
 import { withSafeSpans } from "../safeSpans.js"
-import { bufferedWebResponse } from "../shared/bufferedResponse.js"
-import { describeCause, maskJson, maskSecrets, safeCause } from "../shared/redact.js"
+import { bufferedWebResponse } from "@service-sdk/shared/bufferedResponse"
+import { describeCause, maskJson, maskSecrets, safeCause } from "@service-sdk/shared/redact"
 import { timeoutOrElse } from "./attemptTimeout.js"
 
 export interface PolicyConfig {
