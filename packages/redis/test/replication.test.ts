@@ -5,9 +5,10 @@
  * holder waits a moment after Redis was away, for such writes to land before it renews.
  */
 import { randomUUID } from "node:crypto"
-import { RedisTokenCache } from "@service-sdk/redis"
+import { RedisTokenCache, RedisTokenStore } from "@service-sdk/redis"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -103,16 +104,49 @@ describe.skipIf(binary === undefined)("Redis writes with replicas", () => {
   )
 
   it.scopedLive(
-    "a lock granted by a server with a new replication id (a promoted replica) makes its holder wait, no command failed",
+    "a write to a master that counts no replica (its link cut) is kept too, and written again after the entry went back",
     () =>
       Effect.gen(function* () {
         const key = `test:replication:${randomUUID()}`
         const tokens = yield* RedisTokenCache.make({ url: url(), key })
+        const older = token("at-1", "rt-1", 60)
+        expect(yield* tokens.compareAndSet!(Option.none(), older)).toBe(true)
+        pair!.replica.kill("SIGSTOP")
+        try {
+          // issue 44: the master drops the frozen replica's link, and counts no replica at all
+          yield* Effect.promise(() => admin().call("CLIENT", "KILL", "TYPE", "replica"))
+          const cut = yield* eventually(async () => /connected_slaves:0/.test(await admin().info("replication")), 5000)
+          expect(cut).toBe(true)
+          const newer = token("at-2", "rt-2", 120)
+          expect(yield* tokens.compareAndSet!(Option.some(older), newer)).toBe(true)
+          // what a failover to that replica leaves: the older token of the chain
+          yield* Effect.promise(() => admin().set(key, TokenCache.encodeJson(older)))
+          const restored = yield* eventually(async () => accessOf(await admin().get(key)) === "at-2", 5000)
+          expect(restored).toBe(true)
+        } finally {
+          pair!.replica.kill("SIGCONT")
+          // back in sync for the next tests
+          yield* eventually(
+            async () => /master_link_status:up/.test(await pair!.replica.admin.info("replication")),
+            20_000
+          )
+        }
+      }),
+    40_000
+  )
+
+  it.scopedLive(
+    "after a promotion (a new replication id): holders wait once per connection, not once per user, and a lock lost while waiting is never run under",
+    () =>
+      Effect.gen(function* () {
+        const prefix = `test:replication:${randomUUID()}:`
+        const store = yield* RedisTokenStore.make({ url: url(), prefix })
+        const [a, b, c] = [store("a"), store("b"), store("c")]
         const replidOf = async (node: Node) =>
           String(await node.admin.info("replication")).match(/master_replid:(\w+)/)?.[1] ?? ""
         const roleOf = async (node: Node) => String(await node.admin.info("replication")).match(/role:(\w+)/)?.[1]
-        // a first lock records the server's replication id
-        yield* tokens.withLock!(Effect.void)
+        // first locks record the server's replication id
+        for (const user of [a, b, c]) yield* user.withLock!(Effect.void)
         const before = yield* Effect.promise(() => replidOf(pair!.master))
         // two coordinated failovers (FAILOVER, Redis 6.2+): the same server is the master again, with a new
         // replication id, as a replica promoted by a failover has; this client's connection saw nothing of it
@@ -128,14 +162,27 @@ describe.skipIf(binary === undefined)("Redis writes with replicas", () => {
           expect(done).toBe(true)
         }
         yield* eventually(async () => {
-          const answer = await Promise.resolve(pair!.master.admin.set(`${key}:probe`, "x")).catch(() => "no")
+          const answer = await Promise.resolve(pair!.master.admin.set(`${prefix}probe`, "x")).catch(() => "no")
           return answer === "OK"
         }, 10_000)
         expect(yield* Effect.promise(() => replidOf(pair!.master))).not.toBe(before)
         const start = Date.now()
-        const ranAt = yield* tokens.withLock!(Effect.sync(() => Date.now()))
-        // the settling (2 s) from the grant
-        expect(ranAt - start).toBeGreaterThanOrEqual(1500)
+        // user c's holder is granted the lock, and loses it while it waits (another process takes it over, for 4 s)
+        const cLock = RedisTokenCache.lockKey(RedisTokenStore.userKey(prefix, "c"))
+        const cRuns = yield* Effect.fork(c.withLock!(Effect.sync(() => Date.now())))
+        const granted = yield* eventually(async () => (await admin().get(cLock)) !== null, 5000)
+        expect(granted).toBe(true)
+        yield* Effect.promise(() => admin().set(cLock, randomUUID(), "PX", 4000))
+        const ranA = yield* a.withLock!(Effect.sync(() => Date.now()))
+        // the settling (2 s) from the first grant
+        expect(ranA - start).toBeGreaterThanOrEqual(1500)
+        // another user's first lock after the promotion meets the new id too: the connection has settled already
+        const startB = Date.now()
+        const ranB = yield* b.withLock!(Effect.sync(() => Date.now()))
+        expect(ranB - startB).toBeLessThan(1000)
+        // c's holder ran only once the lock that took over was gone, never under it
+        const ranC = yield* Fiber.join(cRuns)
+        expect(ranC - start).toBeGreaterThanOrEqual(3500)
       }),
     40_000
   )

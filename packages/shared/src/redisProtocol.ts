@@ -136,27 +136,44 @@ return { 1, replicas() }`
   },
   /**
    * A write no replica has confirmed yet, kept: ARGV[1] the entry written, ARGV[2] its time to live ("0": none).
-   * `["ours", replicas]` while the key holds it; `["restored", replicas]` when the key went back to an older token
-   * of the same client (a failover lost the write) and it was written again; `["newer", 0]` (a newer token, another
-   * client's), `["gone", 0]` (signed out) or `[type, 0]` (another application's value) when it is no longer ours to
-   * keep.
+   * `["ours", replicas, offset, acked]` while the key holds it; `["restored", replicas, offset, acked]` when the key
+   * went back to an older token of the same client (a failover lost the write) and it was written again; `["newer",
+   * 0]` (a newer token, another client's), `["gone", 0]` (signed out) or `[type, 0]` (another application's value)
+   * when it is no longer ours to keep. `offset`: the server's replication offset after the entry was (re)written;
+   * `acked`: the highest offset a replica has acknowledged (-1: none), so that a kept write is confirmed without
+   * `WAIT`, which would block every other command of the connection while a replica lags. An entry that has no
+   * `client_id`/`auth_url` (written by a sign-in of another program) is of every client, as the providers read it.
    */
   serviceSdkTokenKeep: {
     numberOfKeys: 1,
-    lua: `${ENTRY}local current, kind = entry(KEYS[1])
+    lua: `${ENTRY}local function replication()
+  local info = redis.pcall("info", "replication")
+  if type(info) ~= "string" then return 0, -1, -1 end
+  local acked = -1
+  for offset in string.gmatch(info, "slave%d+:[^\\r\\n]*offset=(%d+)") do
+    if tonumber(offset) > acked then acked = tonumber(offset) end
+  end
+  return tonumber(string.match(info, "connected_slaves:(%d+)")) or 0,
+    tonumber(string.match(info, "master_repl_offset:(%d+)")) or -1, acked
+end
+local current, kind = entry(KEYS[1])
 if current == nil then return { kind, 0 } end
 if current == false then return { "gone", 0 } end
 local ours = cjson.decode(ARGV[1])
+local state
 if current.access_token == ours.access_token and current.refresh_token == ours.refresh_token then
-  return { "ours", replicas() }
-end
-if type(current.expires_at) == "number" and type(ours.expires_at) == "number"
+  state = "ours"
+elseif type(current.expires_at) == "number" and type(ours.expires_at) == "number"
   and current.expires_at < ours.expires_at
-  and current.client_id == ours.client_id and current.auth_url == ours.auth_url then
+  and (current.client_id == nil or current.client_id == ours.client_id)
+  and (current.auth_url == nil or current.auth_url == ours.auth_url) then
   write(KEYS[1], ARGV[1], ARGV[2])
-  return { "restored", replicas() }
+  state = "restored"
+else
+  return { "newer", 0 }
 end
-return { "newer", 0 }`
+local count, offset, acked = replication()
+return { state, count, tostring(offset), tostring(acked) }`
   },
   /** `TokenCache.clear`: deletes one of our entries: 1 or 0, or the type of another application's value. */
   serviceSdkTokenClear: {
@@ -216,18 +233,55 @@ export const lockAcquired = (reply: unknown): { readonly acquired: boolean; read
     : { acquired: reply === 1, replid: "" }
 
 /**
- * Per lock: true when the server that answers a try has another replication id than at the last try. A replica
- * promoted by a failover takes a new `master_replid`; the lock (and writes the old master had not passed on) may then
- * have been lost, and a holder settles (28.R4 (c)) even when it saw nothing of the failover (a Redis Cluster client
- * that sent no command during it sees no `close`). Waiters see it at their first try after the failover, so their
- * settling ends about when the first holder's does: the holders of one lock do not settle one after another.
+ * What a connection remembers of the servers that answered its lock tries: when (live ms) each replication id was
+ * first seen. One per connection, whatever number of locks (users) it serves.
  */
-export const promotionWatch = (): ((replid: string) => boolean) => {
+export type ReplicationIds = Map<string, number>
+
+/**
+ * Per lock: when a try is answered by a server with another replication id than at the lock's last try (a replica
+ * promoted by a failover takes a new `master_replid`; the lock, and writes the old master had not passed on, may then
+ * have been lost), the instant (live ms) this connection first saw that server; else undefined. A holder settles from
+ * then (28.R4 (c)) even when it saw nothing of the failover (a Redis Cluster client that sent no command during it
+ * sees no `close`). Counted from the connection's first sight of the promoted server, not from each lock's: the
+ * first try of every other user's lock after the failover finds the new id too, and must not make every holder of
+ * the connection settle again (issue 44: 20 users settled one after another, 2 s each, for 40 s).
+ */
+export const promotionWatch = (seen: ReplicationIds): ((replid: string, nowMillis: number) => number | undefined) => {
   let last: string | undefined
-  return (replid) => {
-    if (replid === "") return false
+  return (replid, nowMillis) => {
+    if (replid === "") return undefined
+    let first = seen.get(replid)
+    if (first === undefined) {
+      first = nowMillis
+      seen.set(replid, first)
+      // a connection meets a handful of servers in its life; a bound in case one meets many
+      if (seen.size > 64) seen.delete(seen.keys().next().value as string)
+    }
     const changed = last !== undefined && last !== replid
     last = replid
-    return changed
+    return changed ? first : undefined
   }
+}
+
+/**
+ * A kept write's confirmation, from the keep script's reply (`[state, replicas, offset, acked]`): the replication
+ * offset a replica must acknowledge (`target`: the offset a reply gave while the key held the write; a restore's
+ * reply says it before the restore itself is passed on, so the next reply's is taken), and whether one has.
+ */
+export const keptReply = (
+  reply: ReadonlyArray<unknown>,
+  target: number | undefined
+): {
+  readonly state: string
+  readonly replicas: number
+  readonly target: number | undefined
+  readonly confirmed: boolean
+} => {
+  const state = String(reply[0])
+  const replicas = Number(reply[1]) || 0
+  const offset = Number(reply[2] ?? -1)
+  const acked = Number(reply[3] ?? -1)
+  const next = state === "restored" ? undefined : (target ?? (offset >= 0 ? offset : undefined))
+  return { state, replicas, target: next, confirmed: next !== undefined && replicas > 0 && acked >= next }
 }

@@ -11,7 +11,7 @@ import type { Cluster, Redis } from "ioredis"
 import { ConfigurationError, TokenCacheError } from "@service-sdk/effect"
 import * as Peer from "./peer.js"
 import * as RedisClient from "@service-sdk/shared/redisClient"
-import { SCRIPTS, type ScriptName } from "@service-sdk/shared/redisProtocol"
+import { type ReplicationIds, SCRIPTS, type ScriptName } from "@service-sdk/shared/redisProtocol"
 import * as Server from "./server.js"
 
 /** The commands the cache sends; ioredis' `Redis` and `Cluster` both have them. */
@@ -62,6 +62,8 @@ export interface Connection {
 export interface Health {
   replicated: boolean
   awayAt: number
+  /** The replication ids the lock tries met, and when each was first seen (`promotionWatch`). */
+  readonly replids: ReplicationIds
 }
 
 /** How a key that holds another application's value is reported: a TokenCacheError naming the key. */
@@ -244,7 +246,7 @@ export const borrow = (
   Effect.gen(function* () {
     const address = RedisClient.describeClient(client)
     defineScripts(client)
-    const health: Health = { replicated: false, awayAt: 0 }
+    const health: Health = { replicated: false, awayAt: 0, replids: new Map() }
     yield* awaitReady(client, address, timeout, [])
     yield* watchConnection(client, health)
     const connection: Connection = {
@@ -304,7 +306,7 @@ export const open = (
           Effect.promise(() => (redis.status === "ready" ? redis.quit().catch(() => "OK") : Promise.resolve("OK")))
         ).pipe(Effect.timeout("1 second"), Effect.ignore, Effect.ensuring(Effect.sync(() => redis.disconnect())))
     )
-    const health: Health = { replicated: false, awayAt: 0 }
+    const health: Health = { replicated: false, awayAt: 0, replids: new Map() }
     const connecting = Effect.interruptible(Effect.tryPromise({ try: () => client.connect(), catch: (cause) => cause }))
     yield* Effect.raceFirst(
       connecting,

@@ -54,7 +54,7 @@ export const make = (connection: Connection, options: LockOptions) => {
   const pollMillis = Math.max(1, Duration.toMillis(options.pollInterval))
   const heartbeatMillis = heartbeatInterval(ttlMillis)
 
-  const promoted = promotionWatch()
+  const promoted = promotionWatch(connection.health.replids)
 
   /**
    * One try; `true` when this owner now holds the lock; another application's value at the key is a failure. A try
@@ -67,7 +67,8 @@ export const make = (connection: Connection, options: LockOptions) => {
       (reply) => {
         if (typeof reply === "string") return Effect.fail(neighbour(connection.address, lockKey, reply, "lock"))
         const { acquired, replid } = lockAcquired(reply)
-        if (promoted(replid)) connection.health.awayAt = liveClock.unsafeCurrentTimeMillis()
+        const since = promoted(replid, liveClock.unsafeCurrentTimeMillis())
+        if (since !== undefined) connection.health.awayAt = Math.max(connection.health.awayAt, since)
         return Effect.succeed(acquired)
       }
     )
@@ -126,7 +127,21 @@ export const make = (connection: Connection, options: LockOptions) => {
       const acquired = yield* tryAcquire(owner).pipe(
         Effect.tapError(() => Effect.forkDaemon(deleteOwn(owner, "of an acquisition that failed")))
       )
-      if (acquired) return owner
+      if (acquired) {
+        // Just after a failover: the kept writes of other processes land first (`settle`), and then the lock is tried
+        // again, which extends it if it is still ours; one lost meanwhile (taken over after the failover) is waited
+        // for like any other. So a holder never reads the entry, and sends the refresh token it holds, under a lock
+        // it lost while it settled.
+        const left = settleLeft()
+        if (left <= 0) return owner
+        yield* Effect.logDebug(
+          `Redis was away (a failover?): waiting ${Math.ceil(left)} ms for lost writes to be restored`
+        )
+        yield* Effect.interruptible(Effect.withClock(Effect.sleep(Duration.millis(left)), liveClock)).pipe(
+          Effect.onInterrupt(() => Effect.forkDaemon(deleteOwn(owner, "of an acquisition interrupted while settling")))
+        )
+        continue
+      }
       const waited = (yield* Clock.currentTimeMillis) - start
       if (waited >= waitMillis) {
         return yield* new TokenCacheError({
@@ -169,16 +184,14 @@ export const make = (connection: Connection, options: LockOptions) => {
       }
     })
 
-  /** Just after Redis was away, with replicas: the moment the kept writes of other processes need to land. */
-  const settle = Effect.suspend(() => {
+  /**
+   * How long (ms) a holder still waits just after Redis was away, with replicas: the moment the kept writes of other
+   * processes need to land.
+   */
+  const settleLeft = () => {
     const { awayAt, replicated } = connection.health
-    const left = replicated ? awayAt + FAILOVER_SETTLE_MILLIS - liveClock.unsafeCurrentTimeMillis() : 0
-    if (left <= 0) return Effect.void
-    return Effect.zipRight(
-      Effect.logDebug(`Redis was away (a failover?): waiting ${Math.ceil(left)} ms for lost writes to be restored`),
-      Effect.withClock(Effect.sleep(Duration.millis(left)), liveClock)
-    )
-  })
+    return replicated ? awayAt + FAILOVER_SETTLE_MILLIS - liveClock.unsafeCurrentTimeMillis() : 0
+  }
 
   /** Runs `use` with the lock held; `use` gets the owner id. */
   const withLock = <A, E, R>(
@@ -187,9 +200,7 @@ export const make = (connection: Connection, options: LockOptions) => {
     Effect.acquireUseRelease(
       acquire,
       (owner) =>
-        Effect.flatMap(Effect.fork(heartbeat(owner)), (beat) =>
-          Effect.ensuring(Effect.zipRight(settle, use(owner)), Fiber.interrupt(beat))
-        ),
+        Effect.flatMap(Effect.fork(heartbeat(owner)), (beat) => Effect.ensuring(use(owner), Fiber.interrupt(beat))),
       releaseSoon
     )
 

@@ -14,7 +14,7 @@ import { ConfigurationError, TokenCacheError } from "@service-sdk/effect"
 import * as Peer from "./peer.js"
 import * as Server from "./server.js"
 import { describeClient, describeFailure, isTransient, safeCause } from "@service-sdk/shared/redisClient"
-import type { ScriptName } from "@service-sdk/shared/redisProtocol"
+import type { ReplicationIds, ScriptName } from "@service-sdk/shared/redisProtocol"
 import { type Commands, defineScripts, script } from "./wire.js"
 
 export interface Connection {
@@ -42,6 +42,8 @@ export interface Connection {
 export interface Health {
   replicated: boolean
   awayAt: number
+  /** The replication ids the lock tries met, and when each was first seen (`promotionWatch`). */
+  readonly replids: ReplicationIds
 }
 
 /** Redis' absences are in real time, whatever clock the caller's effects have: other processes see them. */
@@ -164,7 +166,7 @@ const connected = (
   secrets: ReadonlyArray<string>
 ) =>
   Effect.gen(function* () {
-    const health: Health = { replicated: false, awayAt: 0 }
+    const health: Health = { replicated: false, awayAt: 0, replids: new Map() }
     yield* watchConnection(client, health)
     const connection = makeConnection(client, address, timeout, secrets, health, yield* Effect.scope)
     yield* Server.inspect(client, connection)

@@ -5,11 +5,15 @@
  * time is kept by this process: checked again until a replica confirms it, and written again when the entry went
  * back to an older token of the same client (the failover lost it). Meanwhile the lock's holders wait a moment after
  * Redis was away (`lock.ts`). The same protocol as the Effect 3 line's (its `serviceSdkTokenKeep` script).
+ *
+ * A master that counts no replica at the moment of the write (its replica's link cut, the replica frozen or
+ * restarting; issue 44) confirms nothing either: on a connection that has seen replicas, such a write is kept too.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { type Connection, liveMillis } from "./connection.js"
+import { keptReply } from "@service-sdk/shared/redisProtocol"
 
 /** How long a write waits for a replica to confirm it before it is kept in the background. */
 export const REPLICA_WAIT_MILLIS = 500
@@ -38,26 +42,36 @@ const replicasConfirming = (connection: Connection, key: string): Effect.Effect<
       Effect.orElseSucceed(() => 0)
     )
 
-/** Keeps `text` under `key` until a replica confirms it, a newer token replaces it, or after a minute. */
+/**
+ * Keeps `text` under `key` until a replica acknowledges it, a newer token replaces it, or after a minute: checked
+ * every {@link KEEP_PAUSE} (one script, which also writes it again when the entry went back to an older token) and
+ * confirmed by the replicas' acknowledged offset, never by `WAIT` (which would hold up every other command of the
+ * connection, the lock's heartbeats included, for as long as a replica lags). A server that has no replica connected
+ * now (its link cut, or one promoted in a failover) is no reason to stop: a replica that comes back, or takes over,
+ * may not have the write.
+ */
 const keep = (connection: Connection, key: string, text: string, ttl: number) =>
   Effect.gen(function* () {
     const deadline = liveMillis() + KEEP_FOR_MILLIS
+    let target: number | undefined
     while (liveMillis() < deadline) {
-      yield* Effect.sleep(KEEP_PAUSE)
       const reply = yield* Effect.result(connection.script(`SET ${key} (kept)`, "serviceSdkTokenKeep", key, text, ttl))
-      if (Result.isFailure(reply) || !Array.isArray(reply.success)) continue
-      const [state, replicas] = reply.success as [unknown, unknown]
-      if (state === "restored") {
+      if (Result.isFailure(reply) || !Array.isArray(reply.success)) {
+        yield* Effect.sleep(KEEP_PAUSE)
+        continue
+      }
+      const kept = keptReply(reply.success, target)
+      if (kept.state === "restored") {
         yield* Effect.logWarning(
           `the token entry "${key}" on ${connection.address} had gone back to an older token (a failover lost ` +
             "a write no replica had confirmed); the newer one is written again"
         )
       }
       // a newer token, a sign-out or another application's value: nothing of ours to keep any more
-      if (state !== "ours" && state !== "restored") return
-      // a server without replicas (one promoted in a failover, say): there is nothing more to wait for
-      if (Number(replicas) === 0) return
-      if ((yield* replicasConfirming(connection, key)) >= 1) return
+      if (kept.state !== "ours" && kept.state !== "restored") return
+      if (kept.confirmed) return
+      target = kept.target
+      yield* Effect.sleep(KEEP_PAUSE)
     }
     yield* Effect.logWarning(
       `no replica of Redis at ${connection.address} confirmed the token entry "${key}" within ` +
@@ -76,14 +90,17 @@ export const confirm = (
   ttl: number,
   replicas: number
 ): Effect.Effect<void> =>
-  replicas === 0
+  replicas === 0 && !connection.health.replicated
     ? Effect.void
     : Effect.gen(function* () {
-        connection.health.replicated = true
-        if ((yield* replicasConfirming(connection, key)) >= 1) return
-        yield* Effect.logWarning(
-          `no replica of Redis at ${connection.address} confirmed the token entry "${key}" within ` +
-            `${REPLICA_WAIT_MILLIS} ms; this process keeps it until one does (and writes it again if a failover loses it)`
+        if (replicas > 0) {
+          connection.health.replicated = true
+          if ((yield* replicasConfirming(connection, key)) >= 1) return
+        }
+        yield* (replicas > 0 ? Effect.logWarning : Effect.logDebug)(
+          `no replica of Redis at ${connection.address} confirmed the token entry "${key}" ` +
+            (replicas > 0 ? `within ${REPLICA_WAIT_MILLIS} ms` : "(none is connected)") +
+            "; this process keeps it until one does (and writes it again if a failover loses it)"
         )
         yield* Effect.forkIn(keep(connection, key, text, ttl), connection.scope)
       })

@@ -50,7 +50,7 @@ export const make = (connection: Connection, options: LockOptions) => {
 
   const neighbour = (kind: string) => neighbourMessage(connection.address, lockKey, kind, "lock")
 
-  const promoted = promotionWatch()
+  const promoted = promotionWatch(connection.health.replids)
 
   /**
    * One try; `true` when this owner now holds the lock; another application's value at the key is a failure. A try
@@ -63,7 +63,8 @@ export const make = (connection: Connection, options: LockOptions) => {
       (reply) => {
         if (typeof reply === "string") return Effect.fail(new TokenCacheError({ message: neighbour(reply) }))
         const { acquired, replid } = lockAcquired(reply)
-        if (promoted(replid)) connection.health.awayAt = liveMillis()
+        const since = promoted(replid, liveMillis())
+        if (since !== undefined) connection.health.awayAt = Math.max(connection.health.awayAt, since)
         return Effect.succeed(acquired)
       }
     )
@@ -118,7 +119,23 @@ export const make = (connection: Connection, options: LockOptions) => {
       const acquired = yield* tryAcquire(owner).pipe(
         Effect.tapError(() => Effect.forkDetach(deleteOwn(owner, "of an acquisition that failed")))
       )
-      if (acquired) return owner
+      if (acquired) {
+        // Just after a failover: the kept writes of other processes land first (`settle`), and then the lock is tried
+        // again, which extends it if it is still ours; one lost meanwhile (taken over after the failover) is waited
+        // for like any other. So a holder never reads the entry, and sends the refresh token it holds, under a lock
+        // it lost while it settled.
+        const left = settleLeft()
+        if (left <= 0) return owner
+        yield* Effect.logDebug(
+          `Redis was away (a failover?): waiting ${Math.ceil(left)} ms for lost writes to be restored`
+        )
+        yield* Effect.interruptible(
+          Effect.provideService(Effect.sleep(Duration.millis(left)), Clock.Clock, liveClock)
+        ).pipe(
+          Effect.onInterrupt(() => Effect.forkDetach(deleteOwn(owner, "of an acquisition interrupted while settling")))
+        )
+        continue
+      }
       const waited = (yield* Clock.currentTimeMillis) - start
       if (waited >= waitMillis) {
         return yield* new TokenCacheError({
@@ -157,25 +174,21 @@ export const make = (connection: Connection, options: LockOptions) => {
     }
   })
 
-  /** Just after Redis was away, with replicas: the moment the kept writes of other processes need to land. */
-  const settle = Effect.suspend(() => {
+  /**
+   * How long (ms) a holder still waits just after Redis was away, with replicas: the moment the kept writes of other
+   * processes need to land.
+   */
+  const settleLeft = () => {
     const { awayAt, replicated } = connection.health
-    const left = replicated ? awayAt + FAILOVER_SETTLE_MILLIS - liveMillis() : 0
-    if (left <= 0) return Effect.void
-    return Effect.andThen(
-      Effect.logDebug(`Redis was away (a failover?): waiting ${Math.ceil(left)} ms for lost writes to be restored`),
-      Effect.provideService(Effect.sleep(Duration.millis(left)), Clock.Clock, liveClock)
-    )
-  })
+    return replicated ? awayAt + FAILOVER_SETTLE_MILLIS - liveMillis() : 0
+  }
 
   /** Runs `self` with the lock held. */
   return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | TokenCacheError, R> =>
     Effect.acquireUseRelease(
       acquire,
       (owner) =>
-        Effect.flatMap(Effect.forkChild(heartbeat(owner)), (beat) =>
-          Effect.ensuring(Effect.andThen(settle, self), Fiber.interrupt(beat))
-        ),
+        Effect.flatMap(Effect.forkChild(heartbeat(owner)), (beat) => Effect.ensuring(self, Fiber.interrupt(beat))),
       releaseSoon
     )
 }

@@ -5,6 +5,7 @@
  * longest calls and wrong-user tokens are counted.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { appendFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import type { Emulator } from "@service-sdk/emulator"
 import { RedisTokenStore } from "@service-sdk/redis"
@@ -64,6 +65,12 @@ export const effect3FailoverWorker: WorkerRunner = {
   script: fileURLToPath(new URL("./failoverWorker.mjs", import.meta.url))
 }
 
+/**
+ * `SERVICE_SDK_FAILOVER_LOG=<file>`: the workers log at debug level (what their SDK says, never a token) and their
+ * lines are appended to this file, each after the worker's pid.
+ */
+const WORKER_LOG = process.env.SERVICE_SDK_FAILOVER_LOG || undefined
+
 export class FailoverWorker {
   private waiting: Array<(report: FailoverReport) => void> = []
   stderr = ""
@@ -97,6 +104,8 @@ export class FailoverWorker {
           try {
             event = JSON.parse(line)
           } catch {
+            // a log line of the worker's (never a token): kept when asked, for a failure's post-mortem
+            if (WORKER_LOG !== undefined) appendFileSync(WORKER_LOG, `${child.pid} ${line}\n`)
             continue
           }
           if (event.event === "ready") {

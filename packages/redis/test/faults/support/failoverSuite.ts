@@ -21,6 +21,7 @@ import {
   signInUsers,
   type WorkerRunner
 } from "./failover.js"
+import { cpuQuota } from "./cpuQuota.js"
 
 export interface Topology {
   /** The worker's connection settings. */
@@ -30,7 +31,7 @@ export interface Topology {
   readonly read: (keys: ReadonlyArray<string>) => Promise<ReadonlyArray<string | null>>
   /**
    * SIGKILLs the master (the one serving `key`); resolves when a replica has taken over and serves `key`. With
-   * `lag`, its replica is frozen (SIGSTOP) and left behind (`fillReplicationLink`) `lag.ms` before the kill, and
+   * `lag`, its replica is frozen (SIGSTOP) and left behind (its link filled, then cut: `topologies.ts`) `lag.ms` before the kill, and
    * resumed (SIGCONT) right after it: the writes the master acknowledged meanwhile never reach the replica that
    * takes over. `lag.beforeKill` runs just before the kill.
    */
@@ -44,6 +45,10 @@ export interface Topology {
 /** The default `lockTtl` (workers use the defaults but for the skew): a holder starved for seconds on a loaded
  * machine keeps its lock, and a lock the failover orphaned costs at most this. */
 export const LOCK_TTL_MS = 10_000
+/** How long a holder waits after a failover for the kept writes of other processes (`lock.ts`'s settling). */
+const SETTLE_MS = 2000
+/** The workers' command timeout (the default). */
+const COMMAND_TIMEOUT_MS = 5000
 const USERS = 20
 const WORKERS = 4
 
@@ -63,6 +68,11 @@ export const describeFailover = (
     readonly laggingReplica?: boolean
     /** The workers' programs, taken in turn (default: the Effect 3 line's). */
     readonly workers?: ReadonlyArray<WorkerRunner>
+    /**
+     * The workers under a CPU quota once started (this percentage of one CPU for all of them, `cpuQuota.ts`): a
+     * fleet starved of CPU, slow but alive, signs nobody out (issue 42 item 19).
+     */
+    readonly cpuQuota?: number
   } = {}
 ): void => {
   const lagging = options.laggingReplica === true
@@ -92,9 +102,11 @@ export const describeFailover = (
       await emulator?.close()
     })
 
+    const starved =
+      options.cpuQuota === undefined ? "" : `, workers under a CPU quota of ${options.cpuQuota} % of one CPU`
     it(lagging
-      ? `a replica frozen ${LAG_MS} ms before the master is SIGKILLed, under ${WORKERS} processes × ${USERS} users with rotating refresh tokens: no invalid_grant, no failed call, no refresh token lost`
-      : `the master SIGKILLed under ${WORKERS} processes × ${USERS} users with rotating refresh tokens: no wrong user, no refresh token lost, no call longer than the failover plus lockTtl`, async () => {
+      ? `a replica frozen ${LAG_MS} ms before the master is SIGKILLed, under ${WORKERS} processes × ${USERS} users with rotating refresh tokens: no invalid_grant, no failed call, no refresh token lost${starved}`
+      : `the master SIGKILLed under ${WORKERS} processes × ${USERS} users with rotating refresh tokens: no wrong user, no refresh token lost, no call longer than the failover plus lockTtl${starved}`, async () => {
       const world = { topology: topology!, emulator: emulator! }
       // lagging: every user on the master that dies (a hash tag in the prefix puts a Cluster's users in one
       // slot), the worst case for the writes its replica never got
@@ -114,11 +126,13 @@ export const describeFailover = (
         skew: "1 second",
         lockTtl: `${LOCK_TTL_MS / 1000} seconds`, // the default
         // the default: a command waits up to 5 s for Redis, longer than these failovers take
-        commandTimeout: "5 seconds"
+        commandTimeout: `${COMMAND_TIMEOUT_MS / 1000} seconds`
       }
       const workers = await Promise.all(
         Array.from({ length: WORKERS }, (_, index) => FailoverWorker.start(config, runners[index % runners.length]))
       )
+      const quota = options.cpuQuota === undefined ? undefined : cpuQuota(options.cpuQuota)
+      for (const worker of workers) if (worker.child.pid !== undefined) quota?.add(worker.child.pid)
       const reports: Array<FailoverReport | undefined> = []
       try {
         // start-up (every user's first renewal, four processes warming up) is not what is measured
@@ -157,7 +171,7 @@ export const describeFailover = (
         const verdicts = await Promise.all(entries.map((entry) => refreshAccepted(world.emulator, entry)))
         const lost = users.filter((_, index) => verdicts[index] !== "accepted").map((user) => user.userId)
         console.info(
-          `${name}: failover ${failoverMs} ms; around it ${around.calls} calls, errors ${JSON.stringify(around.errors)}, ` +
+          `${name}: ${quota === undefined ? "" : `${quota.how}; `}failover ${failoverMs} ms; around it ${around.calls} calls, errors ${JSON.stringify(around.errors)}, ` +
             `longest call ${around.maxMs} ms (${around.maxAt - killedAt} ms after the kill), ${requestsAround} refreshes; ` +
             `before it: errors ${JSON.stringify(before.errors)}, longest ${before.maxMs} ms; ` +
             `${all.verified} tokens checked at /me, ${all.wrongUser} wrong-user, ${all.unverified} unchecked; ` +
@@ -172,25 +186,29 @@ export const describeFailover = (
         expect(
           Object.keys(all.errors).filter((tag) => tag !== "TokenCacheError" && tag !== "AuthenticationError")
         ).toEqual([])
-        // the lock a failover orphaned (its release lost) expires within lockTtl; then one token request. On a
+        // the lock a failover orphaned (its release lost) expires within lockTtl; then the holder settles (the kept
+        // writes of other processes land first) and makes one token request. On a
         // loaded machine calls are slow without any failover: the same run's longest call before the kill is
         // the margin (2 s at least)
-        expect(around.maxMs).toBeLessThan(failoverMs + LOCK_TTL_MS + Math.max(2000, before.maxMs))
+        expect(around.maxMs).toBeLessThan(failoverMs + LOCK_TTL_MS + SETTLE_MS + Math.max(2000, before.maxMs))
         // every stored refresh token still works: a renewal's write that failed in the failover is retried in the
         // background until it lands (the core's shared-cache write, issue 18), and one the failover lost after it
         // was acknowledged is written again at that process's next renewal
         expect(lost).toEqual([])
         if (lagging) {
           // calls still under way at the report above end at the workers' stop: bounded too
-          expect(all.maxMs).toBeLessThan(failoverMs + LOCK_TTL_MS + Math.max(2000, before.maxMs))
+          expect(all.maxMs).toBeLessThan(failoverMs + LOCK_TTL_MS + SETTLE_MS + Math.max(2000, before.maxMs))
           // a rotated refresh token the old master acknowledged but never replicated is written back by the
           // process that holds it before anyone presents the older one (issue 28): not one rejected refresh,
-          // not one failed call
+          // not one failed call (but for a failover longer than the command timeout, on a loaded machine: then
+          // Redis was away for longer than a call waits for it, and TokenCacheError is the contract's answer)
           expect(all.invalidGrants).toBe(0)
-          expect(all.errors).toEqual({})
+          const away = failoverMs >= COMMAND_TIMEOUT_MS ? ["TokenCacheError"] : []
+          expect(Object.fromEntries(Object.entries(all.errors).filter(([tag]) => !away.includes(tag)))).toEqual({})
         }
       } finally {
         await Promise.all(workers.map((worker) => worker.stop()))
+        quota?.stop()
       }
     }, 180_000)
   })

@@ -7,12 +7,26 @@ import { Cluster, Redis } from "ioredis"
 import {
   fillReplicationLink,
   MASTER_NAME,
+  type Node,
   sleep,
   startCluster,
   startSentinelTopology,
   waitFor
 } from "../../support/topology.js"
 import type { Topology } from "./failoverSuite.js"
+
+/**
+ * The two ways a replica falls behind, one after the other (the replica frozen already): for the first half of
+ * `ms`, the link filled (`fillReplicationLink`): the master still counts the replica, which confirms nothing; then
+ * the link cut (`CLIENT KILL TYPE replica`, issue 44): the master counts no replica at all. Writes of both halves are
+ * acknowledged by the master only, and die with it.
+ */
+const lagThenCut = async (master: Node, key: string, ms: number): Promise<void> => {
+  const start = Date.now()
+  await fillReplicationLink(master, key)
+  await sleep(ms / 2 - (Date.now() - start))
+  await master.admin.call("CLIENT", "KILL", "TYPE", "replica")
+}
 
 export const startClusterFailover = async (): Promise<Topology | undefined> => {
   const cluster = await startCluster()
@@ -48,7 +62,7 @@ export const startClusterFailover = async (): Promise<Topology | undefined> => {
       if (lag !== undefined && replica !== undefined) {
         replica.kill("SIGSTOP")
         const frozenAt = Date.now()
-        await fillReplicationLink(master, key)
+        await lagThenCut(master, key, lag.ms)
         await sleep(lag.ms - (Date.now() - frozenAt))
         await lag.beforeKill()
       }
@@ -98,7 +112,7 @@ export const startSentinelFailover = async (): Promise<Topology | undefined> => 
       if (lag !== undefined) {
         group.replica.kill("SIGSTOP")
         const frozenAt = Date.now()
-        await fillReplicationLink(group.master, key)
+        await lagThenCut(group.master, key, lag.ms)
         await sleep(lag.ms - (Date.now() - frozenAt))
         await lag.beforeKill()
       }
