@@ -13,6 +13,7 @@ import { constants, readFileSync, readlinkSync, type Stats } from "node:fs"
 import * as Fs from "node:fs/promises"
 import { hostname } from "node:os"
 import { dirname, resolve } from "node:path"
+import { inCloudflareWorker, workerFileProblem } from "./workers.js"
 import { type DirectoryStat, FileFailure, type Found, type Op, PortError, type Program, statDir } from "./fileOps.js"
 import { describeCause } from "./redact.js"
 
@@ -180,15 +181,7 @@ const directoryAdvice = (stat: DirectoryStat, verdict: "tighten" | "refuse", dir
  * working directory, as for any file. Throws a "config" {@link FileFailure}.
  */
 export const checkPath = (name: string, path: unknown, kind: "file" | "directory"): string => {
-  // Workers have `node:fs` (nodejs_compat), but its /tmp is in memory and lasts one request: a cache there would
-  // fetch a token per request and lock nothing, so it is refused, not run
-  if ((globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === "Cloudflare-Workers") {
-    throw new FileFailure(
-      "config",
-      `${name}: a Cloudflare Worker has no file system that outlives a request (its node:fs /tmp is in memory, ` +
-        "per request); use the memory cache, or a cache of your own on Workers KV or a Durable Object"
-    )
-  }
+  if (inCloudflareWorker()) throw new FileFailure("config", workerFileProblem(name))
   if (typeof path !== "string" || path.trim() === "") {
     throw new FileFailure(
       "config",

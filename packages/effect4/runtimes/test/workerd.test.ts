@@ -68,11 +68,15 @@ describe("workerd (miniflare)", () => {
     expect((await tokenRequests()) - before).toBe(0)
   })
 
-  it.each(["file", "directory"])("a %s cache in a Worker is a ConfigurationError that says why", async (cache) => {
+  it.each([
+    ["file", "a Cloudflare Worker has no file system that outlives a request"],
+    ["directory", "a Cloudflare Worker has no file system that outlives a request"],
+    ["redis", "a Cloudflare Worker cannot keep a Redis connection"]
+  ])("a %s cache in a Worker is a ConfigurationError that says why", async (cache, reason) => {
     const response = await mf.dispatchFetch(`http://worker/cache/${cache}`)
     const body = (await response.json()) as { made: boolean; error?: string }
     expect(body.made).toBe(false)
     expect(body.error).toContain("ConfigurationError")
-    expect(body.error).toContain("a Cloudflare Worker has no file system that outlives a request")
+    expect(body.error).toContain(reason)
   })
 })

@@ -6,6 +6,7 @@
  */
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
+import { builtinModules } from "node:module"
 import { join } from "node:path"
 import { build } from "esbuild"
 import { expect, it } from "vitest"
@@ -125,6 +126,18 @@ export const runFixture = (
     })
   })
 
+/** Node's modules named without `node:` (ioredis's `net`, `tls`...), left to workerd's nodejs_compat as `node:…`. */
+const nodeBuiltins = {
+  name: "node-builtins",
+  setup(build: { onResolve: (options: { filter: RegExp }, callback: (args: { path: string }) => unknown) => void }) {
+    const names = builtinModules.filter((name) => !name.startsWith("_")).map((name) => name.replace(/[/]/g, "\\/"))
+    build.onResolve({ filter: new RegExp(`^(${names.join("|")})$`) }, (args) => ({
+      path: `node:${args.path}`,
+      external: true
+    }))
+  }
+}
+
 /**
  * Bundles a fixture with esbuild from the Effect 4 line's sources (the `source` condition), for a runtime with
  * Node's modules (`node`: Bun, Deno) or for a Worker (`worker`: platform neutral, `workerd`/`worker`/`browser`
@@ -144,7 +157,8 @@ export const bundle = async (entry: string, outfile: string, target: "node" | "w
           platform: "neutral",
           conditions: ["workerd", "worker", "browser", "source"],
           mainFields: ["module", "main"],
-          external: ["node:*"]
+          external: ["node:*"],
+          plugins: [nodeBuiltins]
         })
   })
 }
