@@ -11,7 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { RunningEmulator } from "../../service-sdk/test/support/emulator.js"
 import { bundle, fixtures, skipWhenMissing, startEmulatorPatiently, workerdMissing } from "./support/runtimes.js"
 
-describe("workerd (miniflare)", () => {
+const bundlings = [
+  { name: "wrangler's conditions (workerd, worker, browser): the browser entry", target: "worker" },
+  { name: "the Node entry (workerd, worker) on nodejs_compat", target: "worker-node-entry" }
+] as const
+
+describe.each(bundlings)("workerd (miniflare), $name", ({ target }) => {
   if (skipWhenMissing("workerd", workerdMissing)) return
 
   let emulator: RunningEmulator
@@ -21,10 +26,7 @@ describe("workerd (miniflare)", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "service-sdk-workerd-"))
     const script = join(dir, "worker.mjs")
-    const [started] = await Promise.all([
-      startEmulatorPatiently(),
-      bundle(join(fixtures, "worker.ts"), script, "worker")
-    ])
+    const [started] = await Promise.all([startEmulatorPatiently(), bundle(join(fixtures, "worker.ts"), script, target)])
     emulator = started
     const { Miniflare } = await import("miniflare")
     mf = new Miniflare({
@@ -69,9 +71,11 @@ describe("workerd (miniflare)", () => {
   })
 
   it.each([
-    ["file", "a Cloudflare Worker has no file system that outlives a request"],
-    ["directory", "a Cloudflare Worker has no file system that outlives a request"],
-    ["redis", "a Cloudflare Worker cannot keep a Redis connection"]
+    ["file", "TokenCache.file: a Cloudflare Worker has no file system that outlives a request"],
+    ...(target === "worker"
+      ? [] // the browser entry has no TokenStore
+      : [["directory", "TokenStore.directory: a Cloudflare Worker has no file system that outlives a request"]]),
+    ["redis", "RedisTokenCache: a Cloudflare Worker cannot keep a Redis connection"]
   ])("a %s cache in a Worker is a ConfigurationError that says why", async (cache, reason) => {
     const response = await mf.dispatchFetch(`http://worker/cache/${cache}`)
     const body = (await response.json()) as { made: boolean; error?: string }

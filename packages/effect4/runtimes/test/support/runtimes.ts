@@ -88,14 +88,17 @@ export const skipWhenMissing = (name: string, missing: string | undefined): bool
   return true
 }
 
-/** Runs `file` on a runtime; resolves with its last stdout line parsed as JSON (fails with its output otherwise). */
-export const runFixture = (
+/**
+ * Runs `file` on a runtime; resolves with its last stdout line parsed as JSON and its stderr (fails with its output
+ * otherwise).
+ */
+export const runFixtureWithOutput = (
   runtime: Runtime,
   file: string,
   args: ReadonlyArray<string>,
   env: Record<string, string>,
   timeoutMs = 90_000
-): Promise<any> =>
+): Promise<{ readonly result: any; readonly stderr: string }> =>
   new Promise((resolve, reject) => {
     const child = spawn(runtime.binary, runtime.run(file, ...args), {
       env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", ...env },
@@ -119,12 +122,21 @@ export const runFixture = (
       const last = stdout.trim().split("\n").at(-1) ?? ""
       if (code !== 0) return reject(new Error(`${runtime.name} ${file} exited ${code}:\n${stdout}\n${stderr}`))
       try {
-        resolve(JSON.parse(last))
+        resolve({ result: JSON.parse(last), stderr })
       } catch {
         reject(new Error(`${runtime.name} ${file} printed no JSON:\n${stdout}\n${stderr}`))
       }
     })
   })
+
+/** {@link runFixtureWithOutput}'s JSON line alone. */
+export const runFixture = async (
+  runtime: Runtime,
+  file: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  timeoutMs = 90_000
+): Promise<any> => (await runFixtureWithOutput(runtime, file, args, env, timeoutMs)).result
 
 /** Node's modules named without `node:` (ioredis's `net`, `tls`...), left to workerd's nodejs_compat as `node:…`. */
 const nodeBuiltins = {
@@ -140,10 +152,15 @@ const nodeBuiltins = {
 
 /**
  * Bundles a fixture with esbuild from the Effect 4 line's sources (the `source` condition), for a runtime with
- * Node's modules (`node`: Bun, Deno) or for a Worker (`worker`: platform neutral, `workerd`/`worker`/`browser`
- * conditions, `node:*` left to workerd's nodejs_compat).
+ * Node's modules (`node`: Bun, Deno) or for a Worker: platform neutral, `node:*` left to workerd's nodejs_compat,
+ * with wrangler's default conditions (`worker`: `workerd`, `worker`, `browser`, so the package's browser entry) or
+ * without `browser` (`worker-node-entry`: the Node entry).
  */
-export const bundle = async (entry: string, outfile: string, target: "node" | "worker"): Promise<void> => {
+export const bundle = async (
+  entry: string,
+  outfile: string,
+  target: "node" | "worker" | "worker-node-entry"
+): Promise<void> => {
   await build({
     absWorkingDir: runtimesDir,
     entryPoints: [entry],
@@ -155,7 +172,8 @@ export const bundle = async (entry: string, outfile: string, target: "node" | "w
       ? { platform: "node", conditions: ["source"] }
       : {
           platform: "neutral",
-          conditions: ["workerd", "worker", "browser", "source"],
+          conditions:
+            target === "worker" ? ["workerd", "worker", "browser", "source"] : ["workerd", "worker", "source"],
           mainFields: ["module", "main"],
           external: ["node:*"],
           plugins: [nodeBuiltins]
