@@ -55,8 +55,12 @@ describe.each(bundlings)("workerd (miniflare), $name", ({ target }) => {
   it("100 concurrent requests in one isolate are served with one token request", async () => {
     const before = await tokenRequests()
     const responses = await Promise.all(Array.from({ length: 100 }, () => mf.dispatchFetch("http://worker/shared")))
-    const bodies = await Promise.all(responses.map((response) => response.text()))
-    expect(responses.map((response) => response.status)).toEqual(Array(100).fill(200))
+    const bodies = await Promise.all(
+      responses.map((response) => response.text().catch((error: unknown) => `unreadable: ${error}`))
+    )
+    expect(responses.map((response, i) => (response.status === 200 ? 200 : `${response.status} ${bodies[i]}`))).toEqual(
+      Array(100).fill(200)
+    )
     expect(new Set(bodies)).toEqual(new Set([JSON.stringify({ album: "Loopback Sessions" })]))
     expect((await tokenRequests()) - before).toBe(1)
   })
@@ -83,4 +87,64 @@ describe.each(bundlings)("workerd (miniflare), $name", ({ target }) => {
     expect(body.error).toContain("ConfigurationError")
     expect(body.error).toContain(reason)
   })
+})
+
+describe("workerd (miniflare): renewals", () => {
+  if (skipWhenMissing("workerd", workerdMissing)) return
+
+  let emulator: RunningEmulator
+  let dir: string
+  let mf: Miniflare
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "service-sdk-workerd-renewal-"))
+    const script = join(dir, "worker.mjs")
+    // 40 s tokens: renewed well before their end, so a renewal comes within the test
+    const [started] = await Promise.all([
+      startEmulatorPatiently(["--token-lifetime", "40"]),
+      bundle(join(fixtures, "worker.ts"), script, "worker")
+    ])
+    emulator = started
+    const { Miniflare } = await import("miniflare")
+    mf = new Miniflare({
+      modules: true,
+      script: readFileSync(script, "utf8"),
+      compatibilityDate: "2026-07-01",
+      compatibilityFlags: ["nodejs_compat"],
+      bindings: {
+        AUTH_URL: emulator.authUrl,
+        API_URL: emulator.apiUrl,
+        CLIENT_ID: emulator.clientId,
+        CLIENT_SECRET: emulator.clientSecret
+      }
+    })
+    await mf.ready
+  })
+
+  afterAll(async () => {
+    await mf?.dispose()
+    await emulator?.stop()
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  })
+
+  const tokenRequests = async () => (await emulator.stats()).tokenRequests.client_credentials ?? 0
+  const burst = async () => {
+    const responses = await Promise.all(Array.from({ length: 30 }, () => mf.dispatchFetch("http://worker/shared")))
+    const bodies = await Promise.all(
+      responses.map((response) => response.text().catch((error: unknown) => `unreadable: ${error}`))
+    )
+    return responses.map((response, i) => (response.status === 200 ? 200 : `${response.status} ${bodies[i]}`))
+  }
+
+  it("bursts of concurrent requests through a renewal: all served, one token request per renewal", async () => {
+    expect(await burst()).toEqual(Array(30).fill(200))
+    expect(await tokenRequests()).toBe(1)
+    // bursts every 2 s until the token is renewed (bounded: the token's whole lifetime and more)
+    const deadline = Date.now() + 90_000
+    while ((await tokenRequests()) === 1 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 2_000))
+      expect(await burst()).toEqual(Array(30).fill(200))
+    }
+    expect(await tokenRequests()).toBe(2)
+  }, 180_000)
 })
