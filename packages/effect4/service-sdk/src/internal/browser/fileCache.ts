@@ -20,7 +20,7 @@ export const run: typeof Node.run = () =>
   Effect.fail(new ConfigurationError({ message: noFiles("TokenCache.file") })) as never
 
 export const makeFileCache: typeof Node.makeFileCache = () => {
-  throw new ConfigurationError({ message: `TokenCache.file: ${NO_FILES}` })
+  throw new ConfigurationError({ message: noFiles("TokenCache.file") })
 }
 
 const unavailable = () => {
