@@ -62,6 +62,8 @@ export default defineConfig({
         }),
         resolve: { conditions, alias: [{ find: /^vitest$/, replacement: thisVitest }] }
       },
+      // Bun, Deno and workerd (miniflare), from this project's devDependencies, against the emulator
+      project("runtimes", { testTimeout: 180_000, hookTimeout: 180_000 }),
       // npm run pack, then the Effect 4 tarballs installed into a fresh Effect 4.1 app (scripts/pack.mjs)
       {
         test: {

@@ -13,6 +13,7 @@ import { constants, readFileSync, readlinkSync, type Stats } from "node:fs"
 import * as Fs from "node:fs/promises"
 import { hostname } from "node:os"
 import { dirname, resolve } from "node:path"
+import { inCloudflareWorker, workerFileProblem } from "./workers.js"
 import { type DirectoryStat, FileFailure, type Found, type Op, PortError, type Program, statDir } from "./fileOps.js"
 import { describeCause } from "./redact.js"
 
@@ -180,6 +181,7 @@ const directoryAdvice = (stat: DirectoryStat, verdict: "tighten" | "refuse", dir
  * working directory, as for any file. Throws a "config" {@link FileFailure}.
  */
 export const checkPath = (name: string, path: unknown, kind: "file" | "directory"): string => {
+  if (inCloudflareWorker()) throw new FileFailure("config", workerFileProblem(name))
   if (typeof path !== "string" || path.trim() === "") {
     throw new FileFailure(
       "config",

@@ -9,6 +9,7 @@ import type * as Scope from "effect/Scope"
 import type { Cluster, Redis } from "ioredis"
 import { ConfigurationError, TokenCache, type TokenCacheError } from "@service-sdk/effect"
 import * as Connection from "./connection.js"
+import { inCloudflareWorker, workerRedisProblem } from "@service-sdk/shared/workers"
 
 export interface SharedOptions {
   readonly client?: Redis | Cluster | undefined
@@ -88,6 +89,7 @@ export const resolve = (
   options: SharedOptions
 ): Effect.Effect<Resolved, TokenCacheError | ConfigurationError, Scope.Scope> =>
   Effect.gen(function* () {
+    if (inCloudflareWorker()) return yield* new ConfigurationError({ message: workerRedisProblem(name) })
     const { client, url } = options
     if (client !== undefined && url !== undefined) {
       return yield* new ConfigurationError({ message: `${name} takes a client or a url, not both` })

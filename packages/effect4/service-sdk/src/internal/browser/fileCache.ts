@@ -6,17 +6,21 @@
 import * as Effect from "effect/Effect"
 import { ConfigurationError } from "../../ServiceError.js"
 import type * as Node from "../fileCache.js"
+import { inCloudflareWorker, workerFileProblem } from "@service-sdk/shared/workers"
 
 const NO_FILES = "there is no file system in a browser page: use TokenCache.browser (docs/browser.md)"
 
+/** A Worker bundled with the `browser` condition (wrangler's default) gets this module too: its reason is said. */
+const noFiles = (name: string) => (inCloudflareWorker() ? workerFileProblem(name) : `${name}: ${NO_FILES}`)
+
 export const checkedPath: typeof Node.checkedPath = (name) =>
-  Effect.fail(new ConfigurationError({ message: `${name}: ${NO_FILES}` }))
+  Effect.fail(new ConfigurationError({ message: noFiles(name) }))
 
 export const run: typeof Node.run = () =>
-  Effect.fail(new ConfigurationError({ message: `TokenCache.file: ${NO_FILES}` })) as never
+  Effect.fail(new ConfigurationError({ message: noFiles("TokenCache.file") })) as never
 
 export const makeFileCache: typeof Node.makeFileCache = () => {
-  throw new ConfigurationError({ message: `TokenCache.file: ${NO_FILES}` })
+  throw new ConfigurationError({ message: noFiles("TokenCache.file") })
 }
 
 const unavailable = () => {
