@@ -152,9 +152,17 @@ describe("the bundles' THIRD_PARTY_NOTICES", () => {
   it("@service-sdk/promise: every package in the bundle's source map is in its notices", () => {
     const dist = join(root, "packages", "promise", "dist")
     const map = JSON.parse(readFileSync(join(dist, "index.cjs.map"), "utf8")) as { sources: ReadonlyArray<string> }
-    const bundled = thirdParty(map.sources.map((source) => join(dist, source)))
-    expect(bundled.map((p) => p.name)).toContain("effect")
+    // the map names a bundled dependency's file by its package and version (`effect@4.1.0/dist/Effect.js`)
+    const bundled = [
+      ...new Set(
+        map.sources.flatMap((source) => {
+          const found = /^((?:@[^/]+\/)?[^/@]+)@([^/]+)\//.exec(source)
+          return found === null ? [] : [`${found[1]} ${found[2]}`]
+        })
+      )
+    ]
+    expect(bundled.some((pkg) => pkg.startsWith("effect "))).toBe(true)
     const text = readFileSync(join(dist, "THIRD_PARTY_NOTICES"), "utf8")
-    for (const pkg of bundled) expect(text, `${pkg.name}@${pkg.version}`).toContain(`\n${pkg.name} ${pkg.version} (`)
+    for (const pkg of bundled) expect(text, pkg).toContain(`\n${pkg} (`)
   })
 })
