@@ -195,7 +195,7 @@ export const fileTokenCache: (path: string) => FileTokenCache = described(Facade
  * entry): one token request per expiry for all the tabs. Pass it as `tokenCache`. Throws ConfigurationError where
  * the browser lacks Web Locks or IndexedDB (never a cache of one tab), and outside a browser.
  *
- * @since 2.0.0
+ * @since 1.0.0
  */
 export interface BrowserTokenCache {
   readonly [browserCache]: true
@@ -206,7 +206,7 @@ declare const browserCache: unique symbol
  * The token cache of the tabs of one origin (see {@link BrowserTokenCache}); `key` names the entry (default
  * `"default"`), so that two apps of one origin keep theirs apart.
  *
- * @since 2.0.0
+ * @since 1.0.0
  */
 export const browserTokenCache: (options?: { readonly key?: string | undefined }) => BrowserTokenCache = described(
   Facade.browserTokenCache

@@ -58,8 +58,8 @@ const bundledFacade = (dir: string): Row => {
 
 const rows = (dir: string): ReadonlyArray<Row> => [
   { label: "bare node", args: ["--input-type=module", "-e", ""] },
-  importing("service-sdk"),
-  importing("service-sdk/promise"),
+  importing("@service-sdk/effect"),
+  importing("@service-sdk/effect/promise"),
   bundledFacade(dir),
   { label: "service-sdk --help (CLI)", args: [cliBin, "--help"] },
   importing("google-auth-library")
