@@ -301,15 +301,21 @@ export const Emulator: {
 } = { start, defaultClientId, defaultClientSecret, defaultPublicClientId, localFileTrackId }
 
 /**
+ * The types that go with {@link Emulator}.
+ *
  * @since 1.0.0
  */
 export declare namespace Emulator {
   /**
+   * {@link EmulatorOptions}: what `Emulator.start` takes.
+   *
    * @since 1.0.0
    * @category models
    */
   export type Options = EmulatorOptions
   /**
+   * {@link EmulatorHandle}: the running emulator `Emulator.start` resolves to.
+   *
    * @since 1.0.0
    * @category models
    */
