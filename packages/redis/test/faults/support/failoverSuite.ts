@@ -203,9 +203,11 @@ export const describeFailover = (
           // not one failed call (but for a failover longer than the command timeout, on a loaded machine: then
           // Redis was away for longer than a call waits for it, and TokenCacheError is the contract's answer)
           expect(all.invalidGrants).toBe(0)
-          // (under a CPU quota a starved process may itself wait past the command timeout: the same answer; what
-          // starvation must never do is sign anyone out, which the two checks above hold it to)
-          const away = failoverMs >= COMMAND_TIMEOUT_MS || quota !== undefined ? ["TokenCacheError"] : []
+          // (under a CPU quota, or on a machine so loaded that calls took a second before the kill, a process may
+          // itself wait past the command timeout for the promoted master to answer, e.g. a Cluster client refreshing
+          // its slots: the same typed answer. What load must never do is sign anyone out: the checks above)
+          const starved = quota !== undefined || before.maxMs >= 1000
+          const away = failoverMs >= COMMAND_TIMEOUT_MS || starved ? ["TokenCacheError"] : []
           expect(Object.fromEntries(Object.entries(all.errors).filter(([tag]) => !away.includes(tag)))).toEqual({})
         }
       } finally {
