@@ -101,15 +101,19 @@ const tokenLayer = (
     ...options,
     tokenCache: Runtime.toTokenCache(options.tokenCache, "tokenCache", Runtime.cacheTimeout(options.timeout))
   })
+  // "no credentials" only when credentials are what is missing: any other problem (a malformed authUrl with the
+  // credentials in the environment) is said first, as it is (issue 42 item 16)
   return sources.length === 1
     ? layer
     : Layer.catchTag(layer, "ConfigurationError", (error) =>
         Layer.effect(
           ServiceClient,
           Effect.fail(
-            new ConfigurationError({
-              message: `no credentials: pass accessToken, authProvider, or clientId and clientSecret (or set ${ENV.clientId} and ${ENV.clientSecret}); ${error.message}`
-            })
+            /^missing client(?:Id|Secret)\b/.test(error.message)
+              ? new ConfigurationError({
+                  message: `no credentials: pass accessToken, authProvider, or clientId and clientSecret (or set ${ENV.clientId} and ${ENV.clientSecret}); ${error.message}`
+                })
+              : error
           )
         )
       )
