@@ -4,7 +4,7 @@
  * npm on the supported Node this project installs), with the packed emulator and CLI (bundles with no peer: issue 38
  * item 3) beside it, with no warning; `npm ls` shows one copy of `effect`; the client-credentials example of
  * docs/effect4.md is type-checked and run against the emulator, its testing example runs under `@effect/vitest` 4
- * with the mock `HttpClient`, the app's own code is tested there against the installed emulator (`Emulator.start()`
+ * with the mock `HttpClient`, docs/testing.md's Effect 4 test files run there as a user pastes them, the app's own code is tested there against the installed emulator (`Emulator.start()`
  * and `@service-sdk/effect/testing`'s `Emulator.layer()`), and the installed CLI's bin runs a command.
  */
 import { spawn } from "node:child_process"
@@ -168,6 +168,25 @@ describe("a fresh Effect 4.1 app installs the Effect 4 line", () => {
     const tested = await run(node, [join(app, "node_modules", "vitest", "vitest.mjs"), "run"], app)
     expect(tested.status, tested.output).toBe(0)
     expect(tested.output).toMatch(/1 passed/)
+  })
+
+  it("runs docs/testing.md's Effect 4 test files in this fresh app (issue 38 item 4), by name from its packages", async () => {
+    type Block = { readonly lines: ReadonlyArray<string> }
+    const { extractBlocks, lineOf } = (await import(join(root, "scripts", "readme-check.mjs"))) as {
+      readonly extractBlocks: (markdown: string) => ReadonlyArray<Block>
+      readonly lineOf: (block: Block) => "effect3" | "effect4"
+    }
+    const files = extractBlocks(readFileSync(join(root, "docs", "testing.md"), "utf8"))
+      .filter((block) => lineOf(block) === "effect4")
+      .filter((block) => block.lines.some((line) => line.includes('from "@effect/vitest"')))
+      .map((block, index) => [`guide${index + 1}.test.ts`, `${block.lines.join("\n")}\n`] as const)
+    expect(files.length).toBeGreaterThanOrEqual(2)
+    for (const [name, text] of files) writeFileSync(join(app, "test", name), text)
+    const declared = files.reduce((sum, [, text]) => sum + [...text.matchAll(/^\s*it(\.effect|\.live)?\(/gm)].length, 0)
+    const tested = await run(node, [join(app, "node_modules", "vitest", "vitest.mjs"), "run", "guide"], app)
+    expect(tested.status, tested.output).toBe(0)
+    const plain = tested.output.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "")
+    expect(plain).toMatch(new RegExp(`Tests\\s+${declared} passed \\(${declared}\\)`))
   })
 
   it("tests the app's own code against the installed emulator, under vitest 5 and @effect/vitest 4", async () => {
