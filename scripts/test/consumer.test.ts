@@ -10,7 +10,7 @@
  * check each package as published.
  */
 import { execFileSync, spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -82,7 +82,9 @@ beforeAll(async () => {
         "@effect/platform-node": "0.108.2",
         // another 5.x than the workspace's (5.9.2): the user's copy is the one @service-sdk/redis uses (a peer)
         ioredis: IOREDIS
-      }
+      },
+      // the app tests its code as docs/testing.md shows (vitest 3, @effect/vitest 0.x)
+      devDependencies: { vitest: "3.2.7", "@effect/vitest": "0.30.0" }
     })
   )
   const [npm, install, ...files] = packed.install.split(" ")
@@ -97,6 +99,27 @@ afterAll(() => {
 })
 
 describe("consumer: the packed packages in a fresh project", () => {
+  it("runs docs/testing.md's Effect 3 test files in this fresh app (issue 38 item 4), as a user pastes them", async () => {
+    type Block = { readonly lines: ReadonlyArray<string> }
+    const { extractBlocks, lineOf } = (await import(join(root, "scripts", "readme-check.mjs"))) as {
+      readonly extractBlocks: (markdown: string) => ReadonlyArray<Block>
+      readonly lineOf: (block: Block) => "effect3" | "effect4"
+    }
+    const files = extractBlocks(readFileSync(join(root, "docs", "testing.md"), "utf8"))
+      .filter((block) => lineOf(block) === "effect3")
+      .filter((block) => block.lines.some((line) => line.includes('from "@effect/vitest"')))
+      .map((block, index) => [`guide${index + 1}.test.ts`, `${block.lines.join("\n")}\n`] as const)
+    expect(files.length).toBeGreaterThanOrEqual(2)
+    const app = join(dir, "app")
+    mkdirSync(join(app, "test"), { recursive: true })
+    for (const [name, text] of files) writeFileSync(join(app, "test", name), text)
+    const declared = files.reduce((sum, [, text]) => sum + [...text.matchAll(/^\s*it(\.effect|\.live)?\(/gm)].length, 0)
+    const tested = await run(process.execPath, [join(app, "node_modules", "vitest", "vitest.mjs"), "run", "guide"], app)
+    expect(tested.status, tested.output).toBe(0)
+    const plain = tested.output.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "")
+    expect(plain).toMatch(new RegExp(`Tests\\s+${declared} passed \\(${declared}\\)`))
+  }, 120_000)
+
   it("tarballs carry dist, .d.ts, README and LICENSE", () => {
     for (const [name, file] of Object.entries(tarballs)) {
       const list = execFileSync("tar", ["-tzf", file], { encoding: "utf8" }).split("\n")
