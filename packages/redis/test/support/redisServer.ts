@@ -3,7 +3,7 @@
  * when none is installed — or fails, when SERVICE_SDK_REQUIRE_REDIS=1 (CI).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { accessSync, constants } from "node:fs"
+import { accessSync, constants, readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { delimiter, join } from "node:path"
 import { afterAll, beforeAll, describe, it } from "vitest"
@@ -46,6 +46,37 @@ export const freePort = (): Promise<number> =>
       )
     })
   })
+
+/** Where the kernel's ephemeral ports (the source ports of outgoing connections) start. */
+const ephemeralStart = (): number => {
+  try {
+    const start = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0])
+    return Number.isInteger(start) && start > 21_000 ? start : 32_768
+  } catch {
+    return 32_768
+  }
+}
+
+const listens = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = createServer()
+    server.once("error", () => resolve(false))
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
+  })
+
+/**
+ * A port for a Redis Cluster node, which also listens on port + 10000 (its bus): both below the ephemeral range and
+ * tried first. A kernel-picked port put the bus in that range, where one of the suite's loopback connections once
+ * held it as its source port ("Could not create server TCP listening socket 127.0.0.1:46537").
+ */
+export const freeClusterPort = async (): Promise<number> => {
+  const end = ephemeralStart() - 10_000
+  for (let tries = 0; tries < 100; tries++) {
+    const port = 10_000 + Math.floor(Math.random() * (end - 10_000))
+    if ((await listens(port)) && (await listens(port + 10_000))) return port
+  }
+  throw new Error("no free port pair (port, port + 10000) below the ephemeral range after 100 tries")
+}
 
 const waitForExit = (child: ChildProcess, millis: number) =>
   new Promise<boolean>((resolve) => {

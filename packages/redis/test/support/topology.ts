@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Redis } from "ioredis"
-import { findRedisServer, freePort } from "./redisServer.js"
+import { findRedisServer, freeClusterPort, freePort } from "./redisServer.js"
 
 export const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis))
 
@@ -163,9 +163,9 @@ export const startCluster = async (): Promise<ClusterTopology | undefined> => {
   try {
     const ports: Array<number> = []
     while (ports.length < 6) {
-      const port = await freePort()
-      // a cluster node also listens on port + 10000 (its bus)
-      if (!ports.includes(port) && port + 10000 < 65536) ports.push(port)
+      // a cluster node also listens on port + 10000 (its bus): both below the ephemeral range
+      const port = await freeClusterPort()
+      if (!ports.includes(port) && !ports.includes(port + 10_000) && !ports.includes(port - 10_000)) ports.push(port)
     }
     nodes.push(
       ...(await Promise.all(
