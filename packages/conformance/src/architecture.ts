@@ -1,5 +1,5 @@
 /**
- * The house rules that both lines' sources obey (issue 37, DESIGN.md section 7), as plain checks over a package's
+ * The house rules that both lines' sources obey (issue 37, the contract (7)), as plain checks over a package's
  * `src/`: each line's `test/architecture/houseRules.test.ts` (the same path in both) runs them on its own sources.
  */
 import { readdirSync, readFileSync } from "node:fs"

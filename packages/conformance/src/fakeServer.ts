@@ -1,7 +1,7 @@
 /**
  * The peer of every scenario: a real HTTP server on 127.0.0.1 that plays the Service's token endpoint
  * (`POST /api/token`) and data API (`/v1/...`), answers from a script and records every request, so a scenario can
- * check the wire (DESIGN.md section 4) the same way against either line.
+ * check the wire (the contract (4)) the same way against either line.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"

@@ -1,5 +1,5 @@
 /**
- * The conformance suite: the contract's behaviours (DESIGN.md sections 3, 4 and 9) written once, as scenarios that
+ * The conformance suite: the contract's behaviours (the contract (3, 4 and 9)) written once, as scenarios that
  * each line runs through its own driver (`test/conformance/driver.ts`, the same path in both lines) against a real
  * loopback peer ({@link startFakeServer}). `npm run test:conformance` runs both lines and compares them
  * (`scripts/conformance.mjs`).

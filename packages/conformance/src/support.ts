@@ -3,7 +3,7 @@ import assert from "node:assert/strict"
 import type { ErrorShape, Outcome, ProviderOptions } from "./driver.js"
 import type { FakeServer } from "./fakeServer.js"
 
-/** Canary values: none of them may appear in an error (DESIGN.md section 4, secrets never leak). */
+/** Canary values: none of them may appear in an error (the contract (4), secrets never leak). */
 export const CANARY = {
   clientId: "conformance-client",
   clientSecret: "secret-canary-7f3a",

@@ -1,6 +1,6 @@
 /**
  * What `login` remembers beside the token cache, so that `whoami`, `token --user` and `logout` work in a new shell
- * with no flag and no environment (DESIGN.md section 9, CLI): the accounts service and API URLs, the client id and
+ * with no flag and no environment (the contract (9), CLI): the accounts service and API URLs, the client id and
  * whether it is a public client (no secret). Flags and the environment override it. No secret is ever written here. Written like the token cache
  * itself: an exclusive temp file (never through a file or link someone placed there), mode 0600, renamed over the
  * target; in a directory nobody else may write.

@@ -1,4 +1,4 @@
-/** DESIGN.md section 3: the file cache's stored format and the entry's binding to its client. */
+/** the contract (3): the file cache's stored format and the entry's binding to its client. */
 import assert from "node:assert/strict"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -1,4 +1,4 @@
-/** DESIGN.md section 4: the data API client's policy (bearer, retries, 401, 429, 204, server text). */
+/** the contract (4): the data API client's policy (bearer, retries, 401, 429, 204, server text). */
 import assert from "node:assert/strict"
 import { ALBUM_ID } from "../fakeServer.js"
 import type { Scenario } from "../scenario.js"

@@ -1,4 +1,4 @@
-/** DESIGN.md sections 3 and 4: bad options, missing credentials, and secrets that never show. */
+/** the contract (3 and 4): bad options, missing credentials, and secrets that never show. */
 import assert from "node:assert/strict"
 import type { Scenario } from "../scenario.js"
 import { assertNoSecrets, CANARY, credentials, failure, ok, redirectUri } from "../support.js"

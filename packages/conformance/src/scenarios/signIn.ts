@@ -1,4 +1,4 @@
-/** DESIGN.md sections 3, 4 and 9: the authorization URL, callbacks, `iss` and redirect URIs. */
+/** the contract (3, 4 and 9): the authorization URL, callbacks, `iss` and redirect URIs. */
 import assert from "node:assert/strict"
 import { createHash } from "node:crypto"
 import type { Scenario } from "../scenario.js"

@@ -1,4 +1,4 @@
-/** DESIGN.md section 4: expiry, single flight and the outcome its waiters share. */
+/** the contract (4): expiry, single flight and the outcome its waiters share. */
 import assert from "node:assert/strict"
 import type { Scenario } from "../scenario.js"
 import { CANARY, credentials, failure, ok, redirectUri, sleep } from "../support.js"

@@ -1,4 +1,4 @@
-/** DESIGN.md section 4: the token endpoint, its bodies, its errors and its retries. */
+/** the contract (4): the token endpoint, its bodies, its errors and its retries. */
 import assert from "node:assert/strict"
 import type { Scenario } from "../scenario.js"
 import { basic, CANARY, credentials, failure, formValue, hasControlOrBidi, ok, redirectUri } from "../support.js"
