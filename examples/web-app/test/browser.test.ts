@@ -62,7 +62,12 @@ describe("web app in headless Chromium", () => {
       await emulator?.close()
     })
 
-    const newContext = () => browser.newContext({ viewport: { width: 900, height: 900 } })
+    /** A fresh browser profile. An action that hangs fails by name (Playwright's 20 s) before the test's 60 s. */
+    const newContext = async () => {
+      const context = await browser.newContext({ viewport: { width: 900, height: 900 } })
+      context.setDefaultTimeout(20_000)
+      return context
+    }
 
     /** The first saved track ids of a user, straight from the emulator. */
     const libraryOf = async (userId: string, limit: number) => {
@@ -219,7 +224,7 @@ describe("web app in headless Chromium", () => {
         await victim.close()
         await attacker.close()
       }
-    }, 30_000)
+    }, 60_000)
 
     it("a callback with no pending sign-in is refused with a clear page", async () => {
       const context = await newContext()
@@ -259,7 +264,7 @@ describe("web app in headless Chromium", () => {
       } finally {
         await context.close()
       }
-    }, 30_000)
+    }, 60_000)
 
     it("denying on the consent page says the sign-in was cancelled", async () => {
       const context = await newContext()
@@ -352,6 +357,6 @@ describe("web app in headless Chromium", () => {
       } finally {
         await Promise.all(contexts.map((context) => context.close()))
       }
-    }, 30_000)
+    }, 60_000)
   })
 })
