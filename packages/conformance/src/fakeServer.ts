@@ -23,6 +23,10 @@ export interface Reply {
   readonly body?: unknown
   /** close the connection without an answer */
   readonly destroy?: true
+  /** answer this many ms after the request (the server has acted on it at once: a late answer) */
+  readonly delayMs?: number
+  /** this reply is only for a request whose form has this field with this value (others skip it) */
+  readonly onlyFor?: readonly [string, string]
 }
 
 export interface FakeServer {
@@ -106,8 +110,14 @@ export const startFakeServer = async (): Promise<FakeServer> => {
       if (recorded.path === "/api/token") {
         // the default token of the n-th token request is `token-<n>` (scripted replies count too)
         issued += 1
-        const reply = tokenQueue.shift() ?? defaultToken(recorded.form)
-        if (tokenDelay > 0) setTimeout(() => send(response, reply), tokenDelay)
+        const index = tokenQueue.findIndex(
+          (queued) =>
+            queued.onlyFor === undefined ||
+            recorded.form.some(([key, value]) => key === queued.onlyFor![0] && value === queued.onlyFor![1])
+        )
+        const reply = (index === -1 ? undefined : tokenQueue.splice(index, 1)[0]) ?? defaultToken(recorded.form)
+        const delay = reply.delayMs ?? tokenDelay
+        if (delay > 0) setTimeout(() => send(response, reply), delay)
         else send(response, reply)
       } else if (recorded.path.startsWith("/v1/")) {
         send(response, apiQueue.shift() ?? { body: album })

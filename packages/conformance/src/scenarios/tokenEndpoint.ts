@@ -203,6 +203,76 @@ export const tokenEndpoint: ReadonlyArray<Scenario> = [
     }
   },
   {
+    id: "a refresh that timed out is not abandoned: the retry's invalid_grant waits for its late answer, kept and used",
+    run: async (driver, server) => {
+      // the server rotates at once and answers late; the retry presents the rotated-out token and is refused
+      server.onToken(
+        {
+          delayMs: 1500,
+          body: { access_token: "late-access", token_type: "Bearer", expires_in: 3600, refresh_token: "late-refresh" }
+        },
+        {
+          status: 400,
+          body: { error: "invalid_grant", error_description: "Refresh token already used" },
+          onlyFor: ["refresh_token", CANARY.refreshToken]
+        }
+      )
+      const provider = ok(
+        await driver.authorizationCode(
+          credentials(server, { redirectUri, refreshToken: CANARY.refreshToken, timeout: "1 second", maxRetries: 1 })
+        )
+      )
+      assert.equal(ok(await provider.getAccessToken()), "late-access")
+      // (on a busy machine the late answer may come before the retry is sent: then there is no retry)
+      assert.match(ok(await provider.forceRefresh("late-access")), /^token-[23]$/)
+      const sent = server.tokenRequests().map((request) => formValue(request.form, "refresh_token"))
+      assert.deepEqual(sent.slice(-1), ["late-refresh"], "the late answer's rotated refresh token is the one used next")
+      await provider.close()
+    }
+  },
+  {
+    id: "a code exchange that timed out is not abandoned: its late answer wins over the retry's used-code refusal",
+    run: async (driver, server) => {
+      server.onToken(
+        {
+          delayMs: 1500,
+          body: { access_token: "late-access", token_type: "Bearer", expires_in: 3600, refresh_token: "late-refresh" }
+        },
+        {
+          status: 400,
+          body: { error: "invalid_grant", error_description: "Authorization code already used" },
+          onlyFor: ["code", CANARY.code]
+        }
+      )
+      const provider = ok(
+        await driver.authorizationCode(credentials(server, { redirectUri, timeout: "1 second", maxRetries: 1 }))
+      )
+      const token = ok(await provider.exchangeCode(CANARY.code, CANARY.verifier))
+      assert.equal(token.accessToken, "late-access")
+      assert.equal(token.refreshToken, "late-refresh")
+      assert.equal(ok(await provider.getAccessToken()), "late-access")
+      await provider.close()
+    }
+  },
+  {
+    id: "a late answer that does not come in one more timeout: the retry's refusal is the answer",
+    run: async (driver, server) => {
+      server.onToken(
+        { delayMs: 8000, body: { access_token: "too-late", token_type: "Bearer", expires_in: 3600 } },
+        { status: 400, body: { error: "invalid_grant", error_description: "Refresh token already used" } }
+      )
+      const provider = ok(
+        await driver.authorizationCode(
+          credentials(server, { redirectUri, refreshToken: CANARY.refreshToken, timeout: "500 millis", maxRetries: 1 })
+        )
+      )
+      const error = failure(await provider.getAccessToken(), "AuthenticationError")
+      assert.match(error.message, /invalid_grant/)
+      assert.equal(server.tokenRequests().length, 2)
+      await provider.close()
+    }
+  },
+  {
     id: "no token and no refresh token: AuthenticationError that says to exchange a code first",
     run: async (driver, server) => {
       const provider = ok(await driver.authorizationCode(credentials(server, { redirectUri })))

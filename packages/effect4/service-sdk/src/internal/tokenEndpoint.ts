@@ -3,8 +3,11 @@
  * (`shared/grant.ts`), one timed attempt, the retry policy, and the decoding of the answer into a {@link TokenInfo}.
  */
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as HttpClient from "effect/http/HttpClient"
@@ -149,6 +152,44 @@ const interpret = (
     return yield* rejected(status, body.ok ? Answer.oauthErrorPayload(body.value, secrets) : undefined)
   })
 
+/**
+ * One call's attempts, each given `timeout`, retried by the shared policy. An attempt whose time ran out is not
+ * abandoned: the server may have acted on it (rotated the refresh token, used the code), and its answer is then the
+ * only copy of what it issued. Until the call ends the first token any attempt gets is the call's answer, and a
+ * refusal of a later attempt (the grant already used by the earlier one) waits up to one more `timeout` for them.
+ */
+const keepingLateAnswers = (
+  exchange: Effect.Effect<TokenInfo, AuthenticationError | TransportError | Retryable<TransportError>>,
+  timeout: Duration.Duration,
+  timedOut: () => Effect.Effect<never, Retryable<TransportError>>,
+  maxRetries: number
+): Effect.Effect<TokenInfo, AuthenticationError | TransportError> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const scope = yield* Effect.scope
+      const answer = yield* Deferred.make<TokenInfo>()
+      const late: Array<Fiber.Fiber<TokenInfo, unknown>> = []
+      const attempt = Effect.gen(function* () {
+        const fiber = yield* Effect.forkIn(Effect.tap(exchange, (token) => Deferred.succeed(answer, token)), scope)
+        const exit = yield* Effect.timeoutOption(Fiber.await(fiber), timeout)
+        if (Option.isSome(exit)) return yield* exit.value
+        late.push(fiber)
+        return yield* timedOut()
+      })
+      return yield* Effect.raceFirst(withRetries(attempt, maxRetries), Deferred.await(answer)).pipe(
+        Effect.catchIf(
+          (error) => error._tag === "AuthenticationError" && late.length > 0,
+          (refused) =>
+            Effect.firstSuccessOf(late.map(Fiber.join)).pipe(
+              Effect.timeoutOption(timeout),
+              Effect.flatMap((token) => (Option.isSome(token) ? Effect.succeed(token.value) : Effect.fail(refused))),
+              Effect.catch(() => Effect.fail(refused))
+            )
+        )
+      )
+    })
+  )
+
 /** Binds the exchange to a configuration and an `HttpClient`. */
 export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpClient): TokenEndpoint => {
   const url = `${config.authUrl}/api/token`
@@ -164,11 +205,7 @@ export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpCli
       HttpClientRequest.bodyUrlParams({ ...grantParameters(form), ...authentication.body })
     )
     const requestedScope = grant.grant_type === "authorization_code" ? undefined : grant.scope
-    const timeoutError = () =>
-      new Retryable(
-        new TransportError({ message: `token request to ${url} timed out after ${Duration.format(config.timeout)}` })
-      )
-    const attempt = client.execute(request).pipe(
+    const exchange = client.execute(request).pipe(
       Effect.flatMap((response) =>
         Effect.flatMap(response.text, (text) =>
           interpret(response.status, response.headers["retry-after"], text, requestedScope, secrets)
@@ -184,7 +221,6 @@ export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpCli
           )
         )
       ),
-      Effect.timeoutOrElse({ duration: config.timeout, orElse: () => Effect.fail(timeoutError()) }),
       Effect.tapError((failure) =>
         Effect.logDebug(
           failure instanceof Retryable
@@ -193,7 +229,13 @@ export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpCli
         )
       )
     )
-    return withRetries(attempt, config.maxRetries).pipe(
+    const timedOut = () => {
+      const error = new TransportError({
+        message: `token request to ${url} timed out after ${Duration.format(config.timeout)}`
+      })
+      return Effect.andThen(Effect.logDebug(`token request failed, may retry: ${error.message}`), Effect.fail(new Retryable(error)))
+    }
+    return keepingLateAnswers(exchange, config.timeout, timedOut, config.maxRetries).pipe(
       Effect.withSpan("TokenEndpoint.request", { attributes: { "oauth.grant_type": grant.grant_type } })
     )
   }
