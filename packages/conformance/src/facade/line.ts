@@ -159,3 +159,21 @@ export interface SdkError extends Error {
   readonly payload?: any
   readonly retryAfter?: unknown
 }
+
+/** A mock HTTP client's handler (`MockHandler`): the request and its number (from 0). */
+export type MockHandler = (request: RecordedRequest, call: number) => MockAnswer
+
+/** The facade's `FacadeLogger`. */
+export interface FacadeLogger {
+  readonly error: (line: string) => void
+  readonly warn: (line: string) => void
+  readonly info: (line: string) => void
+  readonly debug: (line: string) => void
+}
+
+/** A `TokenInfo` of either line, as the suites read it (its secrets are each line's own `Redacted`). */
+export interface TokenInfoShape {
+  readonly accessToken: unknown
+  readonly refreshToken?: unknown
+  readonly expiresAt: number
+}

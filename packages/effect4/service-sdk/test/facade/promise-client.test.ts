@@ -1,4 +1,4 @@
-/** `AsyncServiceClient` on this line: the shared suite `promiseClient` (`@service-sdk/conformance/facade`). */
+/** The shared suite `promiseClient` (`@service-sdk/conformance/facade`) on this line. */
 import { promiseClient } from "@service-sdk/conformance/facade"
 import { line } from "./line.js"
 
