@@ -61,6 +61,31 @@ export const loopbackProvider = async (line: FacadeLine, handler?: MockHandler) 
   return { port, provider, requests }
 }
 
+/**
+ * A sign-in (`authorizeLocal`, state `expected-state`) whose first callback carries another state, as a forged one
+ * would: how the sign-in ended, and the status of the page that callback got. What follows differs between the lines
+ * (each line's own test, in `test/facade/authorizeLocal.promise.test.ts`).
+ */
+export const signInWithForgedState = async (line: FacadeLine, timeout: number) => {
+  const { provider } = await loopbackProvider(line)
+  await using _ = provider
+  let forged: Promise<{ readonly status: number }> | undefined
+  const outcome = await provider
+    .authorizeLocal({
+      openBrowser: false,
+      state: "expected-state",
+      timeout,
+      onAuthorizationUrl: (url: string) => {
+        forged = redirectBack(url, { code: "c", state: "other-state" })
+      }
+    })
+    .then(
+      (token: unknown) => ({ token, error: undefined }),
+      (error: unknown) => ({ token: undefined, error })
+    )
+  return { ...outcome, forgedStatus: (await forged)?.status }
+}
+
 /** The suite on one line. */
 export const authorizeLocal = (line: FacadeLine): void => {
   const { afterEach, beforeEach, describe, expect, it } = line.test
