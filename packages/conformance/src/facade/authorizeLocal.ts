@@ -119,6 +119,7 @@ export const authorizeLocal = (line: FacadeLine): void => {
       })
       expect(token).toBeInstanceOf(TokenInfo)
       expect(page?.status).toBe(200)
+      // the success page, worded by each line (FacadeLine.wording)
       expect(page?.body).toContain(signedInPage)
       expect(requests).toHaveLength(1)
       expect(requests[0]!.form.get("code")).toBe("promise-code")

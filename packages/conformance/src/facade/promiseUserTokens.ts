@@ -140,6 +140,7 @@ export const promiseUserTokens = (line: FacadeLine): void => {
       await users.signIn("alice", token("alice-token", "alice-refresh"))
       const error = await users.signOut("alice").catch((e: unknown) => e)
       expect(error).toBeInstanceOf(TokenCacheError)
+      // the same error, worded by each line (FacadeLine.wording)
       expect((error as Error).message).toMatch(signOutWithoutClear)
       expect(await users.getAccessToken("alice")).toBe("alice-token")
     })
