@@ -2,7 +2,8 @@
  * The conformance suite: the contract's behaviours (the contract (3, 4 and 9)) written once, as scenarios that
  * each line runs through its own driver (`test/conformance/driver.ts`, the same path in both lines) against a real
  * loopback peer ({@link startFakeServer}). `npm run test:conformance` runs both lines and compares them
- * (`scripts/conformance.mjs`).
+ * (`scripts/conformance.mjs`). The Promise facade's test suites, written once for both lines, are the subpath
+ * `@service-sdk/conformance/facade` (`./facade/index.ts`).
  */
 import type { Scenario } from "./scenario.js"
 import { caches } from "./scenarios/caches.js"

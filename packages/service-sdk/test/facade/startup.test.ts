@@ -1,32 +1,14 @@
 /**
  * Start-up: importing the Promise facade does not load the default HTTP client (undici): it loads on the first
- * request of a facade object that was given no `httpClient`.
+ * request of a facade object that was given no `httpClient`. Line-specific tests (the Effect 4 line's default client
+ * is `fetch`) over the shared `loadedUrls` (`@service-sdk/conformance/facade`).
  */
-import { describe, expect, it } from "@effect/vitest"
-import { execFileSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { loadedUrls } from "@service-sdk/conformance/facade"
 import { join } from "node:path"
-import { pathToFileURL } from "node:url"
-
-const hooks = pathToFileURL(join(import.meta.dirname, "..", "fixtures", "recordLoads.mjs")).href
-const register = `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(hooks)})`
+import { describe, expect, it } from "vitest"
 
 /** The URLs a node process running `code` resolved (the package as built, as a user imports it). */
-const loads = (code: string): ReadonlyArray<string> => {
-  const dir = mkdtempSync(join(tmpdir(), "startup-"))
-  try {
-    const record = join(dir, "loads.txt")
-    execFileSync(process.execPath, ["--import", register, "--input-type=module", "-e", code], {
-      cwd: join(import.meta.dirname, "..", ".."),
-      env: { ...process.env, RECORD_LOADS: record },
-      stdio: ["ignore", "ignore", "inherit"]
-    })
-    return readFileSync(record, "utf8").trim().split("\n")
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
+const loads = (code: string) => loadedUrls(code, join(import.meta.dirname, "..", ".."))
 
 describe("start-up", () => {
   it('import "@service-sdk/effect/promise" loads neither undici nor the platform\'s Node HTTP client', {

@@ -1,73 +1,19 @@
-/**
- * The Promise facade on the path users take: no HTTP client given (the default: `fetch`), the default skew, the
- * emulator over real loopback HTTP.
- */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { AuthenticationError } from "@service-sdk/effect"
-import { AsyncClientCredentials, AsyncServiceClient } from "@service-sdk/effect/promise"
-import { type RunningEmulator, startEmulator } from "../support/emulator.js"
+/** The shared suite `defaultClient` (`@service-sdk/conformance/facade`) on this line, and what only this line has. */
+import { defaultClient } from "@service-sdk/conformance/facade"
+import { AsyncClientCredentials, AuthenticationError } from "@service-sdk/effect/promise"
+import { describe, expect, it } from "vitest"
+import { line } from "./line.js"
 
-let emulator: RunningEmulator
-
-beforeAll(async () => {
-  emulator = await startEmulator()
-}, 60_000)
-
-afterAll(() => emulator?.stop())
+const emulator = defaultClient(line)
 
 describe("Promise facade on the default client", () => {
-  it("AsyncClientCredentials: one token request for concurrent callers, then served from the cache", async () => {
-    const provider = new AsyncClientCredentials({
-      clientId: emulator.clientId,
-      clientSecret: emulator.clientSecret,
-      authUrl: emulator.authUrl
-    })
-    try {
-      const before = (await emulator.stats()).tokenRequests.client_credentials ?? 0
-      const tokens = await Promise.all(Array.from({ length: 20 }, () => provider.getAccessToken()))
-      expect(new Set(tokens).size).toBe(1)
-      expect(await provider.getAccessToken()).toBe(tokens[0])
-      expect(((await emulator.stats()).tokenRequests.client_credentials ?? 0) - before).toBe(1)
-    } finally {
-      await provider.close()
-    }
-  })
-
-  it("AsyncServiceClient calls the API; a wrong secret rejects with AuthenticationError", async () => {
-    const client = new AsyncServiceClient({
-      clientId: emulator.clientId,
-      clientSecret: emulator.clientSecret,
-      authUrl: emulator.authUrl,
-      apiUrl: emulator.apiUrl
-    })
-    try {
-      const album = await client.albums.get("6akEvsycLGftJxYudPjmqK")
-      expect(album.id).toBe("6akEvsycLGftJxYudPjmqK")
-    } finally {
-      await client.close()
-    }
-    const wrong = new AsyncClientCredentials({
-      clientId: emulator.clientId,
-      clientSecret: "not-the-secret",
-      authUrl: emulator.authUrl
-    })
-    try {
-      const error = await wrong.getAccessToken().then(
-        () => undefined,
-        (cause: unknown) => cause
-      )
-      expect(error).toBeInstanceOf(AuthenticationError)
-      expect(String((error as Error).message)).not.toContain("not-the-secret")
-    } finally {
-      await wrong.close()
-    }
-  })
-
+  // line-specific: only this line's rejections carry the caller's frame (issue 42.15); the Effect 3 line's stack
+  // ends in Effect's fiber runtime
   it("a rejection's stack shows the caller's own frame (42.15)", async () => {
     const wrong = new AsyncClientCredentials({
-      clientId: emulator.clientId,
+      clientId: emulator().clientId,
       clientSecret: "not-the-secret",
-      authUrl: emulator.authUrl
+      authUrl: emulator().authUrl
     })
     try {
       const myOwnCallSite = () => wrong.getAccessToken()

@@ -1,34 +1,15 @@
 /**
  * Start-up: importing the Promise facade (as built) loads neither a Node HTTP client nor what only the loopback
  * sign-in needs (its server and browser opener load on `authorizeLocal`): the default HTTP client is `fetch`.
+ * Line-specific tests (the Effect 3 line's default client is undici, loaded on first use) over the shared
+ * `loadedUrls` (`@service-sdk/conformance/facade`).
  */
-import { describe, expect, it } from "@effect/vitest"
-import { execFileSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { loadedUrls } from "@service-sdk/conformance/facade"
 import { join } from "node:path"
-import { pathToFileURL } from "node:url"
-
-const hooks = pathToFileURL(
-  join(import.meta.dirname, "..", "..", "..", "..", "service-sdk", "test", "fixtures", "recordLoads.mjs")
-).href
-const register = `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(hooks)})`
+import { describe, expect, it } from "vitest"
 
 /** The URLs a node process running `code` resolved (the package as built, as a user imports it). */
-const loads = (code: string): ReadonlyArray<string> => {
-  const dir = mkdtempSync(join(tmpdir(), "startup-"))
-  try {
-    const record = join(dir, "loads.txt")
-    execFileSync(process.execPath, ["--import", register, "--input-type=module", "-e", code], {
-      cwd: join(import.meta.dirname, "..", ".."),
-      env: { ...process.env, RECORD_LOADS: record },
-      stdio: ["ignore", "ignore", "inherit"]
-    })
-    return readFileSync(record, "utf8").trim().split("\n")
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
+const loads = (code: string) => loadedUrls(code, join(import.meta.dirname, "..", ".."))
 
 describe("start-up", () => {
   it('import "@service-sdk/effect/promise" loads no Node HTTP client and not the loopback sign-in', {
