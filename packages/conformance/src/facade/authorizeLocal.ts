@@ -63,11 +63,10 @@ export const loopbackProvider = async (line: FacadeLine, handler?: MockHandler) 
 
 /**
  * A sign-in (`authorizeLocal`, state `expected-state`) whose first callback carries another state, as a forged one
- * would: how the sign-in ended, and the status of the page that callback got. What follows differs between the lines
- * (each line's own test, in `test/facade/authorizeLocal.promise.test.ts`).
+ * would: how the sign-in ended, and the status of the page that callback got.
  */
-export const signInWithForgedState = async (line: FacadeLine, timeout: number) => {
-  const { provider } = await loopbackProvider(line)
+const signInWithForgedState = async (line: FacadeLine, timeout: number) => {
+  const { provider, requests } = await loopbackProvider(line)
   await using _ = provider
   let forged: Promise<{ readonly status: number }> | undefined
   const outcome = await provider
@@ -83,7 +82,7 @@ export const signInWithForgedState = async (line: FacadeLine, timeout: number) =
       (token: unknown) => ({ token, error: undefined }),
       (error: unknown) => ({ token: undefined, error })
     )
-  return { ...outcome, forgedStatus: (await forged)?.status }
+  return { ...outcome, forgedStatus: (await forged)?.status, requests }
 }
 
 /** The suite on one line. */
@@ -166,7 +165,32 @@ export const authorizeLocal = (line: FacadeLine): void => {
       expect(requests).toHaveLength(0)
     })
 
-    // a callback with another state: each line's own test (test/facade/authorizeLocal.promise.test.ts)
+    it("a callback with another state gets a 400 page and is ignored (no exchange); the sign-in times out", async () => {
+      const { error, forgedStatus, requests } = await signInWithForgedState(line, 1500)
+      expect(error).toBeInstanceOf(AuthenticationError)
+      expect((error as Error).message).toMatch(/timed out/)
+      expect(forgedStatus).toBe(400)
+      expect(requests).toHaveLength(0)
+    })
+
+    it("a request without the state gets a 400 page and is ignored: the real callback then signs in", async () => {
+      const { provider, requests } = await makeProvider()
+      await using _ = provider
+      let probe: { status: number } | undefined
+      const token = await provider.authorizeLocal({
+        openBrowser: false,
+        timeout: 5_000,
+        onAuthorizationUrl: async (url: string) => {
+          const callback = new URL(new URL(url).searchParams.get("redirect_uri")!)
+          callback.searchParams.set("code", "probe-code")
+          probe = { status: (await fetch(callback)).status }
+          void redirectBack(url, { code: "real-code" })
+        }
+      })
+      expect(token).toBeInstanceOf(TokenInfo)
+      expect(probe?.status).toBe(400)
+      expect(requests.map((request) => request.form.get("code"))).toEqual(["real-code"])
+    })
 
     it("rejects with AuthenticationError on timeout, and frees the port", async () => {
       const { port, provider } = await makeProvider()

@@ -3,7 +3,7 @@
  * (the same path in both lines) calls the suite of that name with its {@link FacadeLine} (`test/facade/line.ts`).
  * What only one line has stays in that line's test file, with a comment saying why.
  */
-export { authorizeLocal, loopbackProvider, redirectBack, signInWithForgedState } from "./authorizeLocal.js"
+export { authorizeLocal, loopbackProvider, redirectBack } from "./authorizeLocal.js"
 export { defaultClient } from "./defaultClient.js"
 export * from "./line.js"
 export { malformedUrl } from "./malformedUrl.js"

@@ -98,6 +98,7 @@ export const authorizeLocal: (
         loginHint: options.loginHint,
         redirectUri: server.redirectUri
       })
+      yield* server.expectState(pending.state)
       const announce =
         options.onAuthorizationUrl === undefined
           ? Console.error(`Open this URL to authorize: ${pending.url}`)

@@ -53,18 +53,32 @@ export interface Callback {
 export const listen = (
   redirect: LoopbackRedirect
 ): Effect.Effect<
-  { readonly redirectUri: string; readonly callback: Effect.Effect<Callback> },
+  {
+    readonly redirectUri: string
+    /** The first callback carrying the expected state; others get a 400 page and are ignored. */
+    readonly callback: Effect.Effect<Callback>
+    /** The sign-in's state, once known (until then every callback is ignored). */
+    readonly expectState: (state: string) => Effect.Effect<void>
+  },
   ConfigurationError,
   Scope.Scope
 > =>
   Effect.gen(function* () {
     const arrived = yield* Deferred.make<Callback>()
+    let expected: string | undefined
     const server = yield* Effect.acquireRelease(
       Effect.callback<Http.Server, ConfigurationError>((resume) => {
         const server = Http.createServer((request, response) => {
           const url = new URL(request.url ?? "/", "http://loopback")
           if (request.method !== "GET" || url.pathname !== redirect.path) {
             response.writeHead(404, { "content-type": "text/plain" }).end("not found")
+            return
+          }
+          if (expected === undefined || url.searchParams.get("state") !== expected) {
+            // any web page can reach the port: only the state the server echoes may end the flow (RFC 6749 §10.12)
+            response
+              .writeHead(400, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" })
+              .end(page("Not this sign-in", "This response does not belong to the sign-in in progress."))
             return
           }
           const reply = (status: number, html: string) =>
@@ -100,7 +114,11 @@ export const listen = (
     const host = redirect.host === "::1" ? "[::1]" : redirect.host
     return {
       redirectUri: `http://${host}:${port}${redirect.path}${redirect.search}`,
-      callback: Deferred.await(arrived)
+      callback: Deferred.await(arrived),
+      expectState: (state: string) =>
+        Effect.sync(() => {
+          expected = state
+        })
     }
   })
 
