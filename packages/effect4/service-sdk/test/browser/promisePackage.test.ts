@@ -12,26 +12,17 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type RunningEmulator, startEmulator } from "../../effect4/service-sdk/test/support/emulator.js"
-import {
-  bundle,
-  hasChromium,
-  launch,
-  type PageServer,
-  required,
-  servePage,
-  warnIfMissing
-} from "../../effect4/service-sdk/test/browser/support/page.js"
-import type { AppTokenResult, Config, Refusal } from "./browser/page.js"
+import { type RunningEmulator, startEmulator } from "../support/emulator.js"
+import { bundle, hasChromium, launch, type PageServer, required, servePage, warnIfMissing } from "./support/page.js"
+import type { AppTokenResult, Config, Refusal } from "./page/promise.js"
 
 warnIfMissing("@service-sdk/promise in-page tests")
 
-const root = join(import.meta.dirname, "..")
-const browserBundle = join(root, "dist", "browser.js")
+const browserBundle = join(import.meta.dirname, "..", "..", "..", "..", "promise", "dist", "browser.js")
 const CALLERS = 20
 
 /** The page built from the built package (dist, as published), as an app's bundler builds it. */
-const buildPage = () => bundle(join(import.meta.dirname, "browser", "page.ts"), { source: false })
+const buildPage = () => bundle(join(import.meta.dirname, "page", "promise.ts"), { source: false })
 
 const nodeImports = (metafile: Metafile) =>
   Object.values(metafile.inputs).flatMap((input) =>
@@ -100,11 +91,17 @@ describe("@service-sdk/promise in a browser page (headless Chromium)", () => {
     it(`an app token for ${CALLERS} concurrent callers with one token request, and an album`, async () => {
       const page = await openTab()
       const before = await appTokenRequests()
-      const result: AppTokenResult = await page.evaluate(
-        ([c, callers]) => window.promiseSdk.appToken(c, callers),
-        [config, CALLERS] as const
-      )
-      expect(result).toEqual({ callers: CALLERS, distinct: 1, tokenRequests: 1, album: "Loopback Sessions", tracks: expect.any(Number) })
+      const result: AppTokenResult = await page.evaluate(([c, callers]) => window.promiseSdk.appToken(c, callers), [
+        config,
+        CALLERS
+      ] as const)
+      expect(result).toEqual({
+        callers: CALLERS,
+        distinct: 1,
+        tokenRequests: 1,
+        album: "Loopback Sessions",
+        tracks: expect.any(Number)
+      })
       expect(result.tracks).toBeGreaterThan(0)
       expect((await appTokenRequests()) - before).toBe(1)
       await page.close()
@@ -114,10 +111,11 @@ describe("@service-sdk/promise in a browser page (headless Chromium)", () => {
       const [first, second] = [await openTab(), await openTab()]
       const key = `promise-${Date.now()}`
       const before = await appTokenRequests()
-      const one: AppTokenResult = await first.evaluate(
-        ([c, callers, k]) => window.promiseSdk.appToken(c, callers, k),
-        [config, CALLERS, key] as const
-      )
+      const one: AppTokenResult = await first.evaluate(([c, callers, k]) => window.promiseSdk.appToken(c, callers, k), [
+        config,
+        CALLERS,
+        key
+      ] as const)
       const two: AppTokenResult = await second.evaluate(
         ([c, callers, k]) => window.promiseSdk.appToken(c, callers, k),
         [config, CALLERS, key] as const
@@ -133,7 +131,9 @@ describe("@service-sdk/promise in a browser page (headless Chromium)", () => {
       const refusals: ReadonlyArray<Refusal> = await page.evaluate((c) => window.promiseSdk.refusals(c), config)
       const byName = Object.fromEntries(refusals.map((r) => [r.what, r]))
       for (const refusal of refusals) expect(refusal, refusal.what).toMatchObject({ configuration: true })
-      expect(byName.fileTokenCache!.error).toMatch(/^ConfigurationError: fileTokenCache: .*no file system in a browser page/)
+      expect(byName.fileTokenCache!.error).toMatch(
+        /^ConfigurationError: fileTokenCache: .*no file system in a browser page/
+      )
       expect(byName.directoryTokenStore!.error).toMatch(
         /^ConfigurationError: directoryTokenStore: .*no file system in a browser page/
       )

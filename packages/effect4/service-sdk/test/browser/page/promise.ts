@@ -1,5 +1,5 @@
 /**
- * The test page of `@service-sdk/promise` in a browser (../browser.test.ts): the built package as a page's bundler
+ * The test page of `@service-sdk/promise` in a browser (../promisePackage.test.ts): the built package as a page's bundler
  * takes it (esbuild, platform "browser": the package's `browser` export condition), driven by the test through
  * `window.promiseSdk`. Tokens never leave the page: they are compared there, and reported as counts.
  */
@@ -96,8 +96,12 @@ const outcome = async (what: string, attempt: () => unknown): Promise<Refusal> =
 const refusals = async (config: Config): Promise<ReadonlyArray<Refusal>> => [
   await outcome("fileTokenCache", () => fileTokenCache("/tmp/service-sdk/tokens.json")),
   await outcome("directoryTokenStore", () => directoryTokenStore("/tmp/service-sdk/users")),
-  await outcome("RedisTokenCache", () => RedisTokenCache.connect({ url: "redis://127.0.0.1:6379" })),
-  await outcome("RedisTokenStore", () => RedisTokenStore.connect({ url: "redis://127.0.0.1:6379" })),
+  await outcome("RedisTokenCache", () =>
+    RedisTokenCache.connect({ url: "redis://127.0.0.1:6379", key: "service-sdk:token:page" })
+  ),
+  await outcome("RedisTokenStore", () =>
+    RedisTokenStore.connect({ url: "redis://127.0.0.1:6379", prefix: "service-sdk:user:" })
+  ),
   await outcome("asyncAuthorizeLocal", async () => {
     const auth = new AsyncAuthorizationCode({
       authUrl: config.authUrl,
