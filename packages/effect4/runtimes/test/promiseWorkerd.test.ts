@@ -132,3 +132,59 @@ describe("workerd (miniflare): a Worker on @service-sdk/promise, without nodejs_
     expect(body.error).toContain(reason)
   })
 })
+
+describe("workerd (miniflare): a Worker on @service-sdk/promise, renewals", () => {
+  if (skipWhenMissing("workerd", workerdMissing)) return
+
+  let emulator: RunningEmulator
+  let dir: string
+  let mf: Miniflare
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "service-sdk-promise-workerd-renewal-"))
+    const script = join(dir, "worker.mjs")
+    // 40 s tokens: renewed well before their end, so a renewal comes within the test
+    const [started] = await Promise.all([startEmulatorPatiently(["--token-lifetime", "40"]), bundleWorker(script)])
+    emulator = started
+    const { Miniflare } = await import("miniflare")
+    mf = new Miniflare({
+      modules: true,
+      script: readFileSync(script, "utf8"),
+      compatibilityDate: "2026-07-01",
+      bindings: {
+        AUTH_URL: emulator.authUrl,
+        API_URL: emulator.apiUrl,
+        CLIENT_ID: emulator.clientId,
+        CLIENT_SECRET: emulator.clientSecret
+      }
+    })
+    await mf.ready
+  })
+
+  afterAll(async () => {
+    await mf?.dispose()
+    await emulator?.stop()
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  })
+
+  const tokenRequests = async () => (await emulator.stats()).tokenRequests.client_credentials ?? 0
+  const burst = async () => {
+    const responses = await Promise.all(Array.from({ length: 30 }, () => mf.dispatchFetch("http://worker/shared")))
+    const bodies = await Promise.all(
+      responses.map((response) => response.text().catch((error: unknown) => `unreadable: ${error}`))
+    )
+    return responses.map((response, i) => (response.status === 200 ? 200 : `${response.status} ${bodies[i]}`))
+  }
+
+  it("bursts of concurrent requests through a renewal: all served, one token request per renewal", async () => {
+    expect(await burst()).toEqual(Array(30).fill(200))
+    expect(await tokenRequests()).toBe(1)
+    // bursts every 2 s until the token is renewed (bounded: the token's whole lifetime and more)
+    const deadline = Date.now() + 90_000
+    while ((await tokenRequests()) === 1 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 2_000))
+      expect(await burst()).toEqual(Array(30).fill(200))
+    }
+    expect(await tokenRequests()).toBe(2)
+  }, 180_000)
+})
