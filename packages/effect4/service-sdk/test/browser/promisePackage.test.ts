@@ -14,7 +14,7 @@ import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunningEmulator, startEmulator } from "../support/emulator.js"
 import { bundle, hasChromium, launch, type PageServer, required, servePage, warnIfMissing } from "./support/page.js"
-import type { AppTokenResult, Config, Refusal } from "./page/promise.js"
+import type { AppTokenResult, Config, Refusal, SignInResult, UserConfig } from "./page/promise.js"
 
 warnIfMissing("@service-sdk/promise in-page tests")
 
@@ -124,6 +124,52 @@ describe("@service-sdk/promise in a browser page (headless Chromium)", () => {
       expect(two).toMatchObject({ distinct: 1, tokenRequests: 0, album: "Loopback Sessions" })
       expect((await appTokenRequests()) - before).toBe(1)
       await Promise.all([first.close(), second.close()])
+    }, 60_000)
+
+    it("a user signs in by redirect (public client, PKCE, state), and another tab calls the API with no token request", async () => {
+      const [page, other] = [await openTab(), await openTab()]
+      const user: UserConfig = {
+        authUrl: emulator.authUrl,
+        apiUrl: emulator.apiUrl,
+        clientId: "emulator-public-client",
+        redirectUri: `${server.origin}/callback`,
+        key: `promise-user-${Date.now()}`
+      }
+      // not signed in yet: the shared cache is empty
+      expect(await other.evaluate((c) => window.promiseSdk.me(c), user)).toMatchObject({ ok: false })
+      const before = await emulator.stats()
+      const url = new URL(await page.evaluate((c) => window.promiseSdk.beginSignIn(c), user))
+      expect(url.searchParams.get("code_challenge_method")).toBe("S256")
+      expect(url.searchParams.get("client_id")).toBe("emulator-public-client")
+      // the consent page (auto-approve) sends the user back to the page with code and state
+      const answer = await fetch(url, { redirect: "manual" })
+      const callback = answer.headers.get("location")!
+      expect(new URL(callback).searchParams.get("code")).not.toBeNull()
+      // a forged state is refused, and the pending sign-in is used up
+      const forged = new URL(callback)
+      forged.searchParams.set("state", "forged")
+      const refused: SignInResult = await page.evaluate(([c, u]) => window.promiseSdk.completeSignIn(c, u), [
+        user,
+        forged.href
+      ] as const)
+      expect(refused.ok ? "" : refused.error).toMatch(/^AuthenticationError: .*state/i)
+      // again, with the real callback
+      const again = new URL(await page.evaluate((c) => window.promiseSdk.beginSignIn(c), user))
+      const location = (await fetch(again, { redirect: "manual" })).headers.get("location")!
+      const done: SignInResult = await page.evaluate(([c, u]) => window.promiseSdk.completeSignIn(c, u), [
+        user,
+        location
+      ] as const)
+      expect(done).toEqual({ ok: true, user: expect.any(String), tokenRequests: 1 })
+      // the other tab has the user's token from the shared cache
+      expect(await other.evaluate((c) => window.promiseSdk.me(c), user)).toEqual({
+        ok: true,
+        user: done.ok ? done.user : "",
+        tokenRequests: 0
+      })
+      const after = await emulator.stats()
+      expect((after.tokenRequests.authorization_code ?? 0) - (before.tokenRequests.authorization_code ?? 0)).toBe(1)
+      await Promise.all([page.close(), other.close()])
     }, 60_000)
 
     it("what a page cannot have is a ConfigurationError that says why", async () => {

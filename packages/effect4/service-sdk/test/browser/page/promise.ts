@@ -33,6 +33,19 @@ export interface AppTokenResult {
   readonly tracks: number
 }
 
+/** A user's sign-in by redirect with the package's own pieces (public client, PKCE, the tabs' shared cache). */
+export interface UserConfig {
+  readonly authUrl: string
+  readonly apiUrl: string
+  readonly clientId: string
+  readonly redirectUri: string
+  readonly key: string
+}
+
+export type SignInResult =
+  | { readonly ok: true; readonly user: string; readonly tokenRequests: number }
+  | { readonly ok: false; readonly error: string }
+
 export interface Refusal {
   readonly what: string
   /** `name: message`, or "no error" */
@@ -45,6 +58,9 @@ declare global {
     promiseSdk: {
       readonly appToken: (config: Config, callers: number, key?: string) => Promise<AppTokenResult>
       readonly refusals: (config: Config) => Promise<ReadonlyArray<Refusal>>
+      readonly beginSignIn: (config: UserConfig) => Promise<string>
+      readonly completeSignIn: (config: UserConfig, callbackUrl: string) => Promise<SignInResult>
+      readonly me: (config: UserConfig) => Promise<SignInResult>
     }
   }
 }
@@ -117,4 +133,73 @@ const refusals = async (config: Config): Promise<ReadonlyArray<Refusal>> => [
   })
 ]
 
-window.promiseSdk = { appToken, refusals }
+// The sign-in of docs/browser.md ("Plain code in a page"), as written there.
+const base64Url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "")
+const PENDING = "my-app/pending-sign-in"
+
+const userAuth = (config: UserConfig) =>
+  new AsyncAuthorizationCode({
+    authUrl: config.authUrl,
+    clientId: config.clientId,
+    publicClient: true,
+    redirectUri: config.redirectUri,
+    tokenCache: browserTokenCache({ key: config.key }),
+    fetch: countingFetch
+  })
+
+const beginSignIn = async (config: UserConfig): Promise<string> => {
+  const state = base64Url(crypto.getRandomValues(new Uint8Array(16)))
+  const codeVerifier = base64Url(crypto.getRandomValues(new Uint8Array(32)))
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(codeVerifier))
+  sessionStorage.setItem(PENDING, JSON.stringify({ state, codeVerifier }))
+  const auth = userAuth(config)
+  try {
+    return auth.getAuthorizationUrl({
+      state,
+      codeChallenge: base64Url(new Uint8Array(digest)),
+      scope: ["user-read-private"]
+    })
+  } finally {
+    await auth.close()
+  }
+}
+
+const me = async (config: UserConfig, before = tokenRequests): Promise<SignInResult> => {
+  const auth = userAuth(config)
+  const client = new AsyncServiceClient({ authProvider: auth, apiUrl: config.apiUrl, fetch: countingFetch })
+  try {
+    const user = await client.users.me()
+    return { ok: true, user: user.id, tokenRequests: tokenRequests - before }
+  } catch (error) {
+    return { ok: false, error: `${(error as Error).name}: ${(error as Error).message}` }
+  } finally {
+    await client.close()
+    await auth.close()
+  }
+}
+
+const completeSignIn = async (config: UserConfig, callbackUrl: string): Promise<SignInResult> => {
+  const before = tokenRequests
+  const pending = JSON.parse(sessionStorage.getItem(PENDING) ?? "null") as {
+    readonly state: string
+    readonly codeVerifier: string
+  } | null
+  sessionStorage.removeItem(PENDING)
+  const auth = userAuth(config)
+  try {
+    if (pending === null) return { ok: false, error: "no sign-in is pending in this tab" }
+    const code = AsyncAuthorizationCode.parseResponseUrl(callbackUrl, { expectedState: pending.state })
+    await auth.exchangeCode(code, { codeVerifier: pending.codeVerifier })
+  } catch (error) {
+    return { ok: false, error: `${(error as Error).name}: ${(error as Error).message}` }
+  } finally {
+    await auth.close()
+  }
+  return me(config, before)
+}
+
+window.promiseSdk = { appToken, refusals, beginSignIn, completeSignIn, me: (config) => me(config) }
