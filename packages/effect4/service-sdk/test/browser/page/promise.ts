@@ -192,8 +192,8 @@ const completeSignIn = async (config: UserConfig, callbackUrl: string): Promise<
   const auth = userAuth(config)
   try {
     if (pending === null) return { ok: false, error: "no sign-in is pending in this tab" }
-    const code = AsyncAuthorizationCode.parseResponseUrl(callbackUrl, { expectedState: pending.state })
-    await auth.exchangeCode(code, { codeVerifier: pending.codeVerifier })
+    // the state first, then iss, an error, the code; the code exchanged with the verifier
+    await auth.completeAuthorization(callbackUrl, pending)
   } catch (error) {
     return { ok: false, error: `${(error as Error).name}: ${(error as Error).message}` }
   } finally {
