@@ -113,4 +113,21 @@ describe("@service-sdk/promise", () => {
     expect(loaded.file).toMatch(/^ConfigurationError: fileTokenCache: there is no file system in a browser page/)
     expect(loaded.redis).toMatch(/^ConfigurationError: RedisTokenCache: a browser page cannot open a Redis connection/)
   })
+
+  it("THIRD_PARTY_NOTICES covers what dist/browser.js embeds too (its source map names each package)", () => {
+    const map = JSON.parse(readFileSync(join(root, "dist", "browser.js.map"), "utf8")) as {
+      readonly sources: ReadonlyArray<string>
+    }
+    const embedded = [
+      ...new Set(
+        map.sources.flatMap((source) => {
+          const found = /^((?:@[^/]+\/)?[^/@]+)@([^/]+)\//.exec(source)
+          return found === null ? [] : [`${found[1]} ${found[2]}`]
+        })
+      )
+    ]
+    expect(embedded.some((pkg) => pkg.startsWith("effect "))).toBe(true)
+    const notices = readFileSync(join(root, "dist", "THIRD_PARTY_NOTICES"), "utf8")
+    for (const pkg of embedded) expect(notices, pkg).toContain(`\n${pkg} (`)
+  })
 })
