@@ -6,6 +6,14 @@
  * facade's default); `ioredis` is the app's own, required when a Redis
  * cache opens a connection (src/internal/ioredis.ts). The `.d.ts` comes from `tsc -b` (no Effect type);
  * it is copied for `require` as `.d.cts`. Run after `tsc -b` (the root `build` does both).
+ *
+ * A second bundle, `dist/browser.js`, is for browser pages and Cloudflare Workers (the `browser`, `worker` and
+ * `workerd` export conditions: what page bundlers and wrangler pick): one ES module built from the same entry with
+ * the Effect 4 line's `browser` conditions (its `#file-cache` stand-in), with no Node built-in at all (`fetch`
+ * transport, no `node:*`, no `createRequire`): the modules that need Node (the file machinery, files per user, the
+ * loopback sign-in, `@service-sdk/redis` and `ioredis`) are replaced by stand-ins that fail with a
+ * ConfigurationError saying why (src/internal/browser/, `browserStandIns`). Node's entries never resolve to it, so
+ * Node keeps one copy.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -89,15 +97,33 @@ const lazyBuiltins = {
   }
 }
 
-rmSync(staging, { recursive: true, force: true })
-const { metafile } = await build({
+/**
+ * The browser bundle's stand-ins (src/internal/browser/): each module of the sources that needs Node, imported by a
+ * relative path, is replaced by one with the same exports that fails with a ConfigurationError naming the reason.
+ */
+const browserStandIns = {
+  name: "browser-stand-ins",
+  setup(build) {
+    const packagesDir = join(root, "..")
+    const standIn = (name) => join(root, "src", "internal", "browser", `${name}.ts`)
+    const replaced = new Map([
+      [join(packagesDir, "effect4", "service-sdk", "src", "internal", "fileProgram.ts"), standIn("fileProgram")],
+      [join(packagesDir, "effect4", "service-sdk", "src", "TokenStore.ts"), standIn("TokenStore")],
+      [join(packagesDir, "effect4", "service-sdk", "src", "authorizeLocal.ts"), standIn("authorizeLocal")],
+      [join(packagesDir, "effect4", "redis", "src", "index.ts"), standIn("redis")]
+    ])
+    build.onResolve({ filter: /^\.\.?\/.*\.js$/ }, (args) => {
+      const to = replaced.get(join(args.resolveDir, args.path.replace(/\.js$/, ".ts")))
+      return to === undefined ? undefined : { path: to }
+    })
+  }
+}
+
+/** Options shared by both bundles. */
+const common = {
   absWorkingDir: root,
   entryPoints: ["src/index.ts"],
-  outfile: join(staging, "index.cjs"),
   bundle: true,
-  format: "cjs",
-  platform: "node",
-  target: "node20",
   // Minified, in lines of about 80 characters (an unhandled rejection prints one short source line, not a one-line
   // bundle). The public classes name themselves (ServiceError.ts, src/index.ts: `e.name`, `constructor.name`, stack
   // headers read `AuthenticationError`), and the source map beside the bundle gives frames their real names
@@ -109,20 +135,33 @@ const { metafile } = await build({
   treeShaking: true,
   sourcemap: true,
   sourcesContent: false,
-  conditions: ["source"],
-  plugins: [staticImports, lazyBuiltins, appIoredis],
   metafile: true,
   legalComments: "none",
   logLevel: "warning"
-})
-// no module of the bundle may be loaded lazily again (see staticImports): every one is evaluated at the top level
-const lazy = Object.entries(metafile.inputs).flatMap(([input, { imports }]) =>
-  imports.filter((i) => !i.external && i.kind !== "import-statement").map((i) => `${input} -> ${i.path} (${i.kind})`)
-)
-if (lazy.length > 0) {
-  rmSync(staging, { recursive: true, force: true })
-  throw new Error(`modules loaded lazily inside the bundle (see staticImports):\n${lazy.join("\n")}`)
 }
+
+/** No module of a bundle may be loaded lazily again (see staticImports): every one is evaluated at the top level. */
+const checkNoLazyImports = (metafile) => {
+  const lazy = Object.entries(metafile.inputs).flatMap(([input, { imports }]) =>
+    imports.filter((i) => !i.external && i.kind !== "import-statement").map((i) => `${input} -> ${i.path} (${i.kind})`)
+  )
+  if (lazy.length > 0) {
+    rmSync(staging, { recursive: true, force: true })
+    throw new Error(`modules loaded lazily inside the bundle (see staticImports):\n${lazy.join("\n")}`)
+  }
+}
+
+rmSync(staging, { recursive: true, force: true })
+const { metafile } = await build({
+  ...common,
+  outfile: join(staging, "index.cjs"),
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  conditions: ["source"],
+  plugins: [staticImports, lazyBuiltins, appIoredis]
+})
+checkNoLazyImports(metafile)
 const names = Object.keys(createRequire(import.meta.url)(join(staging, "index.cjs"))).sort()
 // loaded with `require`, not `import`: Node then does not lex the whole bundle for its export names
 writeFileSync(
@@ -130,14 +169,43 @@ writeFileSync(
   `import { createRequire } from "node:module"\nconst m = createRequire(import.meta.url)("./index.cjs")\nexport const { ${names.join(", ")} } = m\n`
 )
 
+// The browser and Worker bundle: an ES module with no Node built-in (platform "browser": an import of one fails the
+// build), the Effect 4 line's `browser` conditions, Node's modules replaced by stand-ins (browserStandIns)
+const browserBuild = await build({
+  ...common,
+  outfile: join(staging, "browser.js"),
+  format: "esm",
+  platform: "browser",
+  target: "es2022",
+  conditions: ["browser", "source"],
+  plugins: [staticImports, browserStandIns]
+})
+checkNoLazyImports(browserBuild.metafile)
+const browserOutput = Object.values(browserBuild.metafile.outputs).find((output) => output.entryPoint !== undefined)
+const browserNames = [...browserOutput.exports].sort()
+if (browserNames.join() !== names.join()) {
+  rmSync(staging, { recursive: true, force: true })
+  throw new Error(`dist/browser.js exports ${browserNames.join(", ")}; the Node entry ${names.join(", ")}`)
+}
+const nodeOnly = Object.keys(browserBuild.metafile.inputs).filter(
+  (input) =>
+    !input.startsWith("src/internal/browser/") &&
+    /\/node_modules\/ioredis\/|\/(fileProgram|fileSafety|fileEntry|fileCas|loopback|authorizeLocal|TokenStore)\.ts$/.test(
+      input
+    )
+)
+if (nodeOnly.length > 0) {
+  rmSync(staging, { recursive: true, force: true })
+  throw new Error(`Node-only modules in dist/browser.js (see browserStandIns):\n${nodeOnly.join("\n")}`)
+}
+
 /**
  * Source-mapped paths that resolve (issue 42 item 15): the SDK's own sources the bundle was built from are shipped
  * under `dist/sources/` (`service-sdk/…` for the Effect 4 line's, `redis/…`, `shared/…` for the core, `promise/…`) and the map points there;
  * a bundled dependency's file is named by its package and version (`effect@4.1.0/dist/Effect.js`: that package's
  * own file, not shipped here). `lazy-builtin:` entries are the build's own shims (see lazyBuiltins).
  */
-const shipSources = () => {
-  const mapFile = join(staging, "index.cjs.map")
+const shipSources = (mapFile) => {
   const map = JSON.parse(readFileSync(mapFile, "utf8"))
   const packagesDir = join(root, "..")
   const origins = [
@@ -246,13 +314,14 @@ const withoutSources = (mappings, drop) => {
     })
     .join(";")
 }
-// (the map's paths are relative to dist, where the bundle is moved)
-shipSources()
+// (the maps' paths are relative to dist, where the bundles are moved)
+shipSources(join(staging, "index.cjs.map"))
+shipSources(join(staging, "browser.js.map"))
 
 mkdirSync(dist, { recursive: true })
 rmSync(join(dist, "chunks"), { recursive: true, force: true })
 rmSync(join(dist, "sources"), { recursive: true, force: true })
-for (const file of ["index.js", "index.cjs", "index.cjs.map", "sources"])
+for (const file of ["index.js", "index.cjs", "index.cjs.map", "browser.js", "browser.js.map", "sources"])
   renameSync(join(staging, file), join(dist, file))
 rmSync(join(dist, "index.js.map"), { force: true })
 rmSync(staging, { recursive: true, force: true })
@@ -260,5 +329,8 @@ if (!existsSync(join(dist, "index.d.ts"))) throw new Error("dist/index.d.ts is m
 // copied aside and renamed in, so that a test reading dist never sees half a file
 copyFileSync(join(dist, "index.d.ts"), join(dist, `index.d.cts.tmp-${process.pid}`))
 renameSync(join(dist, `index.d.cts.tmp-${process.pid}`), join(dist, "index.d.cts"))
-// the licence notices of what the bundle embeds (Effect and its dependencies), shipped beside it
-writeNotices(metafile, { workingDir: root, out: join(dist, "THIRD_PARTY_NOTICES") })
+// the licence notices of what the bundles embed (Effect and its dependencies), shipped beside them: one file for both
+writeNotices(
+  { inputs: { ...metafile.inputs, ...browserBuild.metafile.inputs } },
+  { workingDir: root, out: join(dist, "THIRD_PARTY_NOTICES") }
+)

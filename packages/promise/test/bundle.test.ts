@@ -107,7 +107,15 @@ describe("the built bundle", () => {
 
   it("stays within 2 MB unpacked", () => {
     const dist = join(root, "dist")
-    const files = ["index.js", "index.cjs", "index.cjs.map", "index.d.ts", "index.d.cts"]
+    const files = [
+      "index.js",
+      "index.cjs",
+      "index.cjs.map",
+      "index.d.ts",
+      "index.d.cts",
+      "browser.js",
+      "browser.js.map"
+    ]
     expect(readdirSync(dist)).toEqual(expect.arrayContaining(files))
     const bytes = files.reduce((sum, file) => sum + statSync(join(dist, file)).size, 0)
     expect(bytes).toBeLessThan(2 * 1024 * 1024)

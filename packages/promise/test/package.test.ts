@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Plain from "@service-sdk/promise"
+import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { builtinModules } from "node:module"
 import { join } from "node:path"
@@ -75,5 +76,58 @@ describe("@service-sdk/promise", () => {
     expect(loaded.length).toBeGreaterThan(0)
     // ioredis is the app's own, required only when a Redis cache connects with a `url`
     expect(loaded.filter((name) => !builtinModules.includes(name.replace(/^node:/, "")))).toEqual(["ioredis"])
+  })
+
+  it("pages and Workers get dist/browser.js (workerd, worker, browser conditions), Node its own entries", () => {
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
+    const entry = manifest.exports["."]
+    const browser = { types: "./dist/index.d.ts", default: "./dist/browser.js" }
+    // the first condition a resolver matches wins: the browser ones come before import and require
+    expect(Object.keys(entry)).toEqual(["source", "workerd", "worker", "browser", "import", "require"])
+    expect([entry.workerd, entry.worker, entry.browser]).toEqual([browser, browser, browser])
+    expect(entry.import).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" })
+    expect(entry.require).toEqual({ types: "./dist/index.d.cts", default: "./dist/index.cjs" })
+    expect(manifest.files).toEqual(expect.arrayContaining(["dist/browser.js", "dist/browser.js.map"]))
+  })
+
+  it("dist/browser.js: an ES module with the Node entry's exports and no Node built-in", () => {
+    const code = readFileSync(join(root, "dist", "browser.js"), "utf8")
+    expect(code).not.toMatch(/createRequire|\brequire\(|\bfrom\s*"node:|import\("node:/)
+    // a plain ES module with no import at all: Node loads it too
+    expect(code).not.toMatch(/^import\b|[;}\n]import\s*[{*"]/m)
+    // loaded by Node itself (a plain ES module with no import: it loads anywhere), beside the Node entry
+    const script = `
+      const browser = await import(${JSON.stringify(join(root, "dist", "browser.js"))})
+      const node = (await import("node:module")).createRequire(import.meta.url)(${JSON.stringify(join(root, "dist", "index.cjs"))})
+      const message = async (f) => { try { await f(); return "no error" } catch (e) { return e.name + ": " + e.message } }
+      console.log(JSON.stringify({
+        browser: Object.keys(browser).sort(),
+        node: Object.keys(node).sort(),
+        file: await message(() => browser.fileTokenCache("/tmp/service-sdk-x/tokens.json")),
+        redis: await message(() => browser.RedisTokenCache.connect({ url: "redis://127.0.0.1:6379", key: "k" }))
+      }))`
+    const output = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" })
+    const loaded = JSON.parse(output) as Record<string, ReadonlyArray<string> | string>
+    expect(loaded.browser).toEqual(loaded.node)
+    // outside a page and a Worker, what needs Node says it is the browser bundle's
+    expect(loaded.file).toMatch(/^ConfigurationError: fileTokenCache: there is no file system in a browser page/)
+    expect(loaded.redis).toMatch(/^ConfigurationError: RedisTokenCache: a browser page cannot open a Redis connection/)
+  })
+
+  it("THIRD_PARTY_NOTICES covers what dist/browser.js embeds too (its source map names each package)", () => {
+    const map = JSON.parse(readFileSync(join(root, "dist", "browser.js.map"), "utf8")) as {
+      readonly sources: ReadonlyArray<string>
+    }
+    const embedded = [
+      ...new Set(
+        map.sources.flatMap((source) => {
+          const found = /^((?:@[^/]+\/)?[^/@]+)@([^/]+)\//.exec(source)
+          return found === null ? [] : [`${found[1]} ${found[2]}`]
+        })
+      )
+    ]
+    expect(embedded.some((pkg) => pkg.startsWith("effect "))).toBe(true)
+    const notices = readFileSync(join(root, "dist", "THIRD_PARTY_NOTICES"), "utf8")
+    for (const pkg of embedded) expect(notices, pkg).toContain(`\n${pkg} (`)
   })
 })
