@@ -189,7 +189,10 @@ const keepingLateAnswers = (
       const answer = yield* Deferred.make<TokenInfo>()
       const late: Array<Fiber.Fiber<TokenInfo, unknown>> = []
       const attempt = Effect.gen(function* () {
-        const fiber = yield* Effect.forkIn(Effect.tap(exchange, (token) => Deferred.succeed(answer, token)), scope)
+        const fiber = yield* Effect.forkIn(
+          Effect.tap(exchange, (token) => Deferred.succeed(answer, token)),
+          scope
+        )
         const exit = yield* Effect.timeoutOption(Fiber.await(fiber), timeout)
         if (Option.isSome(exit)) return yield* exit.value
         late.push(fiber)

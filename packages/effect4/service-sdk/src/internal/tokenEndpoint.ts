@@ -170,7 +170,10 @@ const keepingLateAnswers = (
       const answer = yield* Deferred.make<TokenInfo>()
       const late: Array<Fiber.Fiber<TokenInfo, unknown>> = []
       const attempt = Effect.gen(function* () {
-        const fiber = yield* Effect.forkIn(Effect.tap(exchange, (token) => Deferred.succeed(answer, token)), scope)
+        const fiber = yield* Effect.forkIn(
+          Effect.tap(exchange, (token) => Deferred.succeed(answer, token)),
+          scope
+        )
         const exit = yield* Effect.timeoutOption(Fiber.await(fiber), timeout)
         if (Option.isSome(exit)) return yield* exit.value
         late.push(fiber)
@@ -233,7 +236,10 @@ export const make = (config: TokenEndpointConfig, httpClient: HttpClient.HttpCli
       const error = new TransportError({
         message: `token request to ${url} timed out after ${Duration.format(config.timeout)}`
       })
-      return Effect.andThen(Effect.logDebug(`token request failed, may retry: ${error.message}`), Effect.fail(new Retryable(error)))
+      return Effect.andThen(
+        Effect.logDebug(`token request failed, may retry: ${error.message}`),
+        Effect.fail(new Retryable(error))
+      )
     }
     return keepingLateAnswers(exchange, config.timeout, timedOut, config.maxRetries).pipe(
       Effect.withSpan("TokenEndpoint.request", { attributes: { "oauth.grant_type": grant.grant_type } })
