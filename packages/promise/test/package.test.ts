@@ -82,8 +82,9 @@ describe("@service-sdk/promise", () => {
     const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
     const entry = manifest.exports["."]
     const browser = { types: "./dist/index.d.ts", default: "./dist/browser.js" }
-    // the first condition a resolver matches wins: the browser ones come before import and require
-    expect(Object.keys(entry)).toEqual(["source", "workerd", "worker", "browser", "import", "require"])
+    // the first condition a resolver matches wins: the browser ones come before import and require, and before this
+    // repository's `source` (a page checked with `browser` and `source` gets the browser types, not Node's sources)
+    expect(Object.keys(entry)).toEqual(["workerd", "worker", "browser", "source", "import", "require"])
     expect([entry.workerd, entry.worker, entry.browser]).toEqual([browser, browser, browser])
     expect(entry.import).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" })
     expect(entry.require).toEqual({ types: "./dist/index.d.cts", default: "./dist/index.cjs" })
