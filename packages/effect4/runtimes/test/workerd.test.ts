@@ -9,23 +9,7 @@ import { join } from "node:path"
 import type { Miniflare } from "miniflare"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { RunningEmulator } from "../../service-sdk/test/support/emulator.js"
-import { bundle, fixtures, skipWhenMissing, startEmulatorPatiently, workerdMissing } from "./support/runtimes.js"
-
-/**
- * `count` concurrent requests to `path` of one isolate: each one's status, 200 for a served request, otherwise its
- * status and body (a request workerd cancelled reads "The Workers runtime canceled this request...").
- */
-const burst = async (mf: Miniflare, path: string, count: number) => {
-  const responses = await Promise.all(Array.from({ length: count }, () => mf.dispatchFetch(`http://worker${path}`)))
-  const bodies = await Promise.all(
-    responses.map((response) => response.text().catch((error: unknown) => `unreadable: ${error}`))
-  )
-  return responses.map((response, i) =>
-    response.status === 200 && bodies[i] === JSON.stringify({ album: "Loopback Sessions" })
-      ? 200
-      : `${response.status} ${bodies[i]}`
-  )
-}
+import { bundle, burst, fixtures, skipWhenMissing, startEmulatorPatiently, workerdMissing } from "./support/runtimes.js"
 
 const bundlings = [
   { name: "wrangler's conditions (workerd, worker, browser): the browser entry", target: "worker" },
