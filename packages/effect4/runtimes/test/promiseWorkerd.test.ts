@@ -13,6 +13,7 @@ import type { Miniflare } from "miniflare"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { RunningEmulator } from "../../service-sdk/test/support/emulator.js"
 import {
+  burst,
   fixtures,
   repositoryRoot,
   runtimesDir,
@@ -120,6 +121,12 @@ describe("workerd (miniflare): a Worker on @service-sdk/promise, without nodejs_
     expect((await emulator.stats()).apiRequests.byStatus).toEqual({ 200: 105 })
   })
 
+  it("50 concurrent first requests with the package alone (no `ready`) are all served with one token request", async () => {
+    const before = await tokenRequests()
+    expect(await burst(mf, "/plain", 50)).toEqual(Array(50).fill(200))
+    expect((await tokenRequests()) - before).toBe(1)
+  })
+
   it.each([
     ["file", "fileTokenCache: a Cloudflare Worker has no file system that outlives a request"],
     ["directory", "directoryTokenStore: a Cloudflare Worker has no file system that outlives a request"],
@@ -133,7 +140,12 @@ describe("workerd (miniflare): a Worker on @service-sdk/promise, without nodejs_
   })
 })
 
-describe("workerd (miniflare): a Worker on @service-sdk/promise, renewals", () => {
+const routes = [
+  { name: "every token fetch awaited through one promise (`ready`)", route: "/shared" },
+  { name: "the package alone (no `ready`)", route: "/plain" }
+] as const
+
+describe.each(routes)("workerd (miniflare): a Worker on @service-sdk/promise, renewals, $name", ({ route }) => {
   if (skipWhenMissing("workerd", workerdMissing)) return
 
   let emulator: RunningEmulator
@@ -168,22 +180,15 @@ describe("workerd (miniflare): a Worker on @service-sdk/promise, renewals", () =
   })
 
   const tokenRequests = async () => (await emulator.stats()).tokenRequests.client_credentials ?? 0
-  const burst = async () => {
-    const responses = await Promise.all(Array.from({ length: 30 }, () => mf.dispatchFetch("http://worker/shared")))
-    const bodies = await Promise.all(
-      responses.map((response) => response.text().catch((error: unknown) => `unreadable: ${error}`))
-    )
-    return responses.map((response, i) => (response.status === 200 ? 200 : `${response.status} ${bodies[i]}`))
-  }
 
   it("bursts of concurrent requests through a renewal: all served, one token request per renewal", async () => {
-    expect(await burst()).toEqual(Array(30).fill(200))
+    expect(await burst(mf, route, 30)).toEqual(Array(30).fill(200))
     expect(await tokenRequests()).toBe(1)
     // bursts every 2 s until the token is renewed (bounded: the token's whole lifetime and more)
     const deadline = Date.now() + 90_000
     while ((await tokenRequests()) === 1 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 2_000))
-      expect(await burst()).toEqual(Array(30).fill(200))
+      expect(await burst(mf, route, 30)).toEqual(Array(30).fill(200))
     }
     expect(await tokenRequests()).toBe(2)
   }, 180_000)

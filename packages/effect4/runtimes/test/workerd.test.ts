@@ -9,7 +9,7 @@ import { join } from "node:path"
 import type { Miniflare } from "miniflare"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { RunningEmulator } from "../../service-sdk/test/support/emulator.js"
-import { bundle, fixtures, skipWhenMissing, startEmulatorPatiently, workerdMissing } from "./support/runtimes.js"
+import { bundle, burst, fixtures, skipWhenMissing, startEmulatorPatiently, workerdMissing } from "./support/runtimes.js"
 
 const bundlings = [
   { name: "wrangler's conditions (workerd, worker, browser): the browser entry", target: "worker" },
@@ -65,6 +65,12 @@ describe.each(bundlings)("workerd (miniflare), $name", ({ target }) => {
     expect((await tokenRequests()) - before).toBe(1)
   })
 
+  it("50 concurrent first requests with the SDK alone (no `ready`) are all served with one token request", async () => {
+    const before = await tokenRequests()
+    expect(await burst(mf, "/plain", 50)).toEqual(Array(50).fill(200))
+    expect((await tokenRequests()) - before).toBe(1)
+  })
+
   it("later requests reuse the isolate's token", async () => {
     const before = await tokenRequests()
     for (let i = 0; i < 5; i++) {
@@ -89,7 +95,12 @@ describe.each(bundlings)("workerd (miniflare), $name", ({ target }) => {
   })
 })
 
-describe("workerd (miniflare): renewals", () => {
+const routes = [
+  { name: "every token fetch awaited through one promise (`ready`)", route: "/shared" },
+  { name: "the SDK alone (no `ready`)", route: "/plain" }
+] as const
+
+describe.each(routes)("workerd (miniflare): renewals, $name", ({ route }) => {
   if (skipWhenMissing("workerd", workerdMissing)) return
 
   let emulator: RunningEmulator
@@ -128,22 +139,15 @@ describe("workerd (miniflare): renewals", () => {
   })
 
   const tokenRequests = async () => (await emulator.stats()).tokenRequests.client_credentials ?? 0
-  const burst = async () => {
-    const responses = await Promise.all(Array.from({ length: 30 }, () => mf.dispatchFetch("http://worker/shared")))
-    const bodies = await Promise.all(
-      responses.map((response) => response.text().catch((error: unknown) => `unreadable: ${error}`))
-    )
-    return responses.map((response, i) => (response.status === 200 ? 200 : `${response.status} ${bodies[i]}`))
-  }
 
   it("bursts of concurrent requests through a renewal: all served, one token request per renewal", async () => {
-    expect(await burst()).toEqual(Array(30).fill(200))
+    expect(await burst(mf, route, 30)).toEqual(Array(30).fill(200))
     expect(await tokenRequests()).toBe(1)
     // bursts every 2 s until the token is renewed (bounded: the token's whole lifetime and more)
     const deadline = Date.now() + 90_000
     while ((await tokenRequests()) === 1 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 2_000))
-      expect(await burst()).toEqual(Array(30).fill(200))
+      expect(await burst(mf, route, 30)).toEqual(Array(30).fill(200))
     }
     expect(await tokenRequests()).toBe(2)
   }, 180_000)

@@ -9,6 +9,7 @@ import { existsSync } from "node:fs"
 import { builtinModules } from "node:module"
 import { join } from "node:path"
 import { build } from "esbuild"
+import type { Miniflare } from "miniflare"
 import { expect, it } from "vitest"
 import { type RunningEmulator, startEmulator } from "../../../service-sdk/test/support/emulator.js"
 
@@ -194,4 +195,20 @@ export const startEmulatorPatiently = async (args: ReadonlyArray<string> = []): 
       if (attempt === 3) throw error
     }
   }
+}
+
+/**
+ * `count` concurrent requests to `path` of one isolate: each one's status, 200 for a served request, otherwise its
+ * status and body (a request workerd cancelled reads "The Workers runtime canceled this request...").
+ */
+export const burst = async (mf: Miniflare, path: string, count: number) => {
+  const responses = await Promise.all(Array.from({ length: count }, () => mf.dispatchFetch(`http://worker${path}`)))
+  const bodies = await Promise.all(
+    responses.map((response) => response.text().catch((error: unknown) => `unreadable: ${error}`))
+  )
+  return responses.map((response, i) =>
+    response.status === 200 && bodies[i] === JSON.stringify({ album: "Loopback Sessions" })
+      ? 200
+      : `${response.status} ${bodies[i]}`
+  )
 }

@@ -5,7 +5,6 @@
  * refused write serves the newer entry (the loser of a rotation race serves the winner's token).
  */
 import * as Clock from "effect/Clock"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -26,10 +25,15 @@ import {
 export type TokenFailure = AuthenticationError | TransportError | TokenCacheError
 
 /**
- * The renewal under way: its token or failure; an interrupted one completes with a fresh look at the stale path
- * for each waiter (the first leads the next renewal).
+ * The renewal under way, as its waiters await it: a JavaScript promise of what each waiter runs, the renewal's exit
+ * (its token or failure) or, for an interrupted one, a fresh look at the stale path (the first leads the next
+ * renewal). A promise rather than a `Deferred`: completing a `Deferred` resumes its waiters synchronously inside the
+ * leader's call, and a waiter's own `then` resumes it in its own context (a Cloudflare Worker cancels a request whose
+ * fiber goes on inside another request's I/O; docs/runtimes.md).
  */
-type Renewing = Deferred.Deferred<Redacted.Redacted<string>, TokenFailure>
+interface Renewing {
+  readonly outcome: Promise<Effect.Effect<Redacted.Redacted<string>, TokenFailure>>
+}
 
 /** The wait for an entry gone under a holder of a refresh token (`shared/fleetRules.ts`, one rule for both lines). */
 export { VANISHED_ENTRY_GRACE_MILLIS }
@@ -348,14 +352,19 @@ export const make = (options: {
     ) => {
       const lead = Effect.uninterruptibleMask((restore) =>
         Effect.gen(function* () {
-          const deferred = yield* Deferred.make<Redacted.Redacted<string>, TokenFailure>()
           // the fiber may have yielded since it looked: another caller may lead by now
           const other = renewing
           if (other !== undefined) return yield* restore(join(other))
-          renewing = deferred
+          let settle!: (outcome: Effect.Effect<Redacted.Redacted<string>, TokenFailure>) => void
+          const running: Renewing = {
+            outcome: new Promise((resolve) => {
+              settle = resolve
+            })
+          }
+          renewing = running
           const exit = yield* Effect.exit(restore(work))
-          if (renewing === deferred) renewing = undefined
-          yield* Exit.hasInterrupts(exit) ? Deferred.completeWith(deferred, again) : Deferred.done(deferred, exit)
+          if (renewing === running) renewing = undefined
+          settle(Exit.hasInterrupts(exit) ? again : exit)
           return yield* exit
         })
       )
@@ -365,10 +374,12 @@ export const make = (options: {
         | undefined
       const join = (running: Renewing): Effect.Effect<Redacted.Redacted<string>, TokenFailure> => {
         if (joined === undefined || joined.running !== running) {
+          // each waiter's fiber subscribes to the promise itself (its `then`), so it resumes in its own context
+          const outcome = Effect.flatten(Effect.promise(() => running.outcome))
           const effect =
             usable === undefined
-              ? Deferred.await(running)
-              : Effect.flatMap(Deferred.await(running), (token) => (usable(token) ? Effect.succeed(token) : self))
+              ? outcome
+              : Effect.flatMap(outcome, (token) => (usable(token) ? Effect.succeed(token) : self))
           joined = { running, effect }
         }
         return joined.effect

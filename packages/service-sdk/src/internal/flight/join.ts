@@ -4,7 +4,6 @@
  * renews.
  */
 import * as Cause from "effect/Cause"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as MutableRef from "effect/MutableRef"
@@ -12,33 +11,42 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as State from "./state.js"
 
+/** A waiter's wait for a renewal: its own fiber subscribes to the promise (its `then`), so it resumes from there. */
+const awaitOutcome = (running: State.Renewing): Effect.Effect<State.Outcome> => Effect.promise(() => running.outcome)
+
 export const make = (cell: State.Cell) => {
   /**
    * Joins the renewal under way, or runs `renewal` as the one others join. `accept`: is its token good for us?
-   * Only the leader allocates (its `Deferred`, its uninterruptible region): a joiner just awaits the leader's.
+   * Only the leader allocates (its promise, its uninterruptible region): a joiner just awaits the leader's.
    */
   const joinOrLead = (
     renewal: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>,
     accept: (token: Redacted.Redacted<string>) => boolean
   ): Effect.Effect<Redacted.Redacted<string>, State.TokenFailure> => {
-    const join = (running: Deferred.Deferred<State.Outcome>) =>
-      Effect.flatMap(Deferred.await(running), (outcome) =>
+    const join = (running: State.Renewing) =>
+      Effect.flatMap(awaitOutcome(running), (outcome) =>
         Option.isSome(outcome) && (Exit.isFailure(outcome.value) || accept(outcome.value.value)) ? outcome.value : self
       )
     const lead = Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(Deferred.make<State.Outcome>(), (mine) =>
-        Effect.suspend(() => {
-          // the fiber may have yielded since it looked: another caller may lead by now
-          const running = MutableRef.get(cell).renewing
-          if (running !== undefined) return restore(join(running))
-          State.update(cell, () => ({ renewing: mine }))
-          return Effect.onExit(restore(renewal), (exit) => {
+      Effect.suspend(() => {
+        // the fiber may have yielded since it looked: another caller may lead by now
+        const running = MutableRef.get(cell).renewing
+        if (running !== undefined) return restore(join(running))
+        let settle!: (outcome: State.Outcome) => void
+        const mine: State.Renewing = {
+          outcome: new Promise((resolve) => {
+            settle = resolve
+          })
+        }
+        State.update(cell, () => ({ renewing: mine }))
+        return Effect.onExit(restore(renewal), (exit) =>
+          Effect.sync(() => {
             State.update(cell, (state) => (state.renewing === mine ? { renewing: undefined } : {}))
             const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
-            return Deferred.succeed(mine, interrupted ? Option.none() : Option.some(exit))
+            settle(interrupted ? Option.none() : Option.some(exit))
           })
-        })
-      )
+        )
+      })
     )
     const self: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure> = Effect.suspend(() => {
       const running = MutableRef.get(cell).renewing
@@ -60,7 +68,7 @@ export const make = (cell: State.Cell) => {
     const running = MutableRef.get(cell).renewing
     return running === undefined
       ? undefined
-      : Effect.flatMap(Deferred.await(running), (outcome) => (Option.isSome(outcome) ? outcome.value : otherwise))
+      : Effect.flatMap(awaitOutcome(running), (outcome) => (Option.isSome(outcome) ? outcome.value : otherwise))
   }
 
   return { joinOrLead, busy, awaitUnderWay }

@@ -2,7 +2,6 @@
  * The single flight's state, in one place: one `MutableRef` (read synchronously by `peek`, changed only inside
  * `Effect.sync`, so every change is atomic on the one JavaScript thread).
  */
-import type * as Deferred from "effect/Deferred"
 import type * as Exit from "effect/Exit"
 import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
@@ -23,11 +22,21 @@ export interface Entry {
 /** The renewal under way: its outcome, or none when it was interrupted (a waiter then renews itself). */
 export type Outcome = Option.Option<Exit.Exit<Redacted.Redacted<string>, TokenFailure>>
 
+/**
+ * The renewal under way, as its waiters await it: a JavaScript promise of its outcome. A promise rather than a
+ * `Deferred`: completing a `Deferred` resumes its waiters from the leader's call, and a waiter's own `then` resumes it
+ * from its own context (a Cloudflare Worker cancels a request whose fiber goes on inside another request's I/O;
+ * docs/runtimes.md).
+ */
+export interface Renewing {
+  readonly outcome: Promise<Outcome>
+}
+
 export interface State {
   /** The newest token known to this process. */
   readonly memo: Option.Option<Entry>
   /** The renewal under way, which callers that arrive meanwhile join. */
-  readonly renewing: Deferred.Deferred<Outcome> | undefined
+  readonly renewing: Renewing | undefined
   /** The token a renewal ahead of expiry was started for (one try per token). */
   readonly aheadFor: TokenInfo | undefined
   /** Whether the shared cache is known to be unreachable (a warning is logged once per outage). */
