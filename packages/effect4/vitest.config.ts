@@ -63,7 +63,9 @@ export default defineConfig({
         resolve: { conditions, alias: [{ find: /^vitest$/, replacement: thisVitest }] }
       },
       // Bun, Deno and workerd (miniflare), from this project's devDependencies, against the emulator
-      project("runtimes", { testTimeout: 180_000, hookTimeout: 180_000 }),
+      // one file at a time: two miniflare instances side by side made a response body unreadable ("Body has already
+      // been read", 2 runs of 3), never one alone
+      project("runtimes", { testTimeout: 180_000, hookTimeout: 180_000, fileParallelism: false }),
       // npm run pack, then the Effect 4 tarballs installed into a fresh Effect 4.1 app (scripts/pack.mjs)
       {
         test: {
