@@ -9,16 +9,15 @@ import { build, type Metafile } from "esbuild"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { Miniflare } from "miniflare"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { RunningEmulator } from "../../service-sdk/test/support/emulator.js"
+import { describe, expect, it } from "vitest"
 import {
   burst,
   fixtures,
+  renewsThroughBursts,
   repositoryRoot,
   runtimesDir,
   skipWhenMissing,
-  startEmulatorPatiently,
+  workerBesideEmulator,
   workerdMissing
 } from "./support/runtimes.js"
 
@@ -63,68 +62,34 @@ describe("@service-sdk/promise bundled for a Worker (wrangler's conditions)", ()
 
 describe("workerd (miniflare): a Worker on @service-sdk/promise, without nodejs_compat", () => {
   if (skipWhenMissing("workerd", workerdMissing)) return
-
-  let emulator: RunningEmulator
-  let dir: string
-  let mf: Miniflare
-
-  beforeAll(async () => {
-    expect(existsSync(join(promiseDist, "browser.js")), "the built @service-sdk/promise (npm run build)").toBe(true)
-    dir = mkdtempSync(join(tmpdir(), "service-sdk-promise-workerd-"))
-    const script = join(dir, "worker.mjs")
-    const [started] = await Promise.all([startEmulatorPatiently(), bundleWorker(script)])
-    emulator = started
-    const { Miniflare } = await import("miniflare")
-    mf = new Miniflare({
-      modules: true,
-      script: readFileSync(script, "utf8"),
-      compatibilityDate: "2026-07-01",
-      bindings: {
-        AUTH_URL: emulator.authUrl,
-        API_URL: emulator.apiUrl,
-        CLIENT_ID: emulator.clientId,
-        CLIENT_SECRET: emulator.clientSecret
-      }
-    })
-    await mf.ready
+  const world = workerBesideEmulator({
+    bundle: async (outfile) => {
+      expect(existsSync(join(promiseDist, "browser.js")), "the built @service-sdk/promise (npm run build)").toBe(true)
+      return bundleWorker(outfile)
+    }
   })
-
-  afterAll(async () => {
-    await mf?.dispose()
-    await emulator?.stop()
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
-  })
-
-  const tokenRequests = async () => (await emulator.stats()).tokenRequests.client_credentials ?? 0
 
   it("100 concurrent requests in one isolate are served with one token request", async () => {
-    const before = await tokenRequests()
-    const responses = await Promise.all(Array.from({ length: 100 }, () => mf.dispatchFetch("http://worker/shared")))
-    const bodies = await Promise.all(
-      responses.map((response) => response.text().catch((error: unknown) => `unreadable: ${error}`))
-    )
-    expect(responses.map((response, i) => (response.status === 200 ? 200 : `${response.status} ${bodies[i]}`))).toEqual(
-      Array(100).fill(200)
-    )
-    expect(new Set(bodies)).toEqual(new Set([JSON.stringify({ album: "Loopback Sessions" })]))
-    expect((await tokenRequests()) - before).toBe(1)
+    const before = await world.tokenRequests()
+    expect(await burst(world.mf(), "/shared", 100)).toEqual(Array(100).fill(200))
+    expect((await world.tokenRequests()) - before).toBe(1)
   })
 
   it("later requests are served by calling the emulator's API with the isolate's app token", async () => {
-    const before = await tokenRequests()
+    const before = await world.tokenRequests()
     for (let i = 0; i < 5; i++) {
-      const response = await mf.dispatchFetch("http://worker/")
+      const response = await world.mf().dispatchFetch("http://worker/")
       expect(response.status).toBe(200)
       expect(await response.json()).toEqual({ album: "Loopback Sessions" })
     }
-    expect((await tokenRequests()) - before).toBe(0)
-    expect((await emulator.stats()).apiRequests.byStatus).toEqual({ 200: 105 })
+    expect((await world.tokenRequests()) - before).toBe(0)
+    expect((await world.emulator().stats()).apiRequests.byStatus).toEqual({ 200: 105 })
   })
 
   it("50 concurrent first requests with the package alone (no `ready`) are all served with one token request", async () => {
-    const before = await tokenRequests()
-    expect(await burst(mf, "/plain", 50)).toEqual(Array(50).fill(200))
-    expect((await tokenRequests()) - before).toBe(1)
+    const before = await world.tokenRequests()
+    expect(await burst(world.mf(), "/plain", 50)).toEqual(Array(50).fill(200))
+    expect((await world.tokenRequests()) - before).toBe(1)
   })
 
   it.each([
@@ -132,7 +97,7 @@ describe("workerd (miniflare): a Worker on @service-sdk/promise, without nodejs_
     ["directory", "directoryTokenStore: a Cloudflare Worker has no file system that outlives a request"],
     ["redis", "RedisTokenCache: a Cloudflare Worker cannot keep a Redis connection"]
   ])("a %s cache in a Worker is a ConfigurationError that says why", async (cache, reason) => {
-    const response = await mf.dispatchFetch(`http://worker/cache/${cache}`)
+    const response = await world.mf().dispatchFetch(`http://worker/cache/${cache}`)
     const body = (await response.json()) as { made: boolean; error?: string }
     expect(body.made).toBe(false)
     expect(body.error).toContain("ConfigurationError")
@@ -147,49 +112,12 @@ const routes = [
 
 describe.each(routes)("workerd (miniflare): a Worker on @service-sdk/promise, renewals, $name", ({ route }) => {
   if (skipWhenMissing("workerd", workerdMissing)) return
+  // 40 s tokens: renewed well before their end, so a renewal comes within the test
+  const world = workerBesideEmulator({ bundle: bundleWorker, emulatorArgs: ["--token-lifetime", "40"] })
 
-  let emulator: RunningEmulator
-  let dir: string
-  let mf: Miniflare
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "service-sdk-promise-workerd-renewal-"))
-    const script = join(dir, "worker.mjs")
-    // 40 s tokens: renewed well before their end, so a renewal comes within the test
-    const [started] = await Promise.all([startEmulatorPatiently(["--token-lifetime", "40"]), bundleWorker(script)])
-    emulator = started
-    const { Miniflare } = await import("miniflare")
-    mf = new Miniflare({
-      modules: true,
-      script: readFileSync(script, "utf8"),
-      compatibilityDate: "2026-07-01",
-      bindings: {
-        AUTH_URL: emulator.authUrl,
-        API_URL: emulator.apiUrl,
-        CLIENT_ID: emulator.clientId,
-        CLIENT_SECRET: emulator.clientSecret
-      }
-    })
-    await mf.ready
-  })
-
-  afterAll(async () => {
-    await mf?.dispose()
-    await emulator?.stop()
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
-  })
-
-  const tokenRequests = async () => (await emulator.stats()).tokenRequests.client_credentials ?? 0
-
-  it("bursts of concurrent requests through a renewal: all served, one token request per renewal", async () => {
-    expect(await burst(mf, route, 30)).toEqual(Array(30).fill(200))
-    expect(await tokenRequests()).toBe(1)
-    // bursts every 2 s until the token is renewed (bounded: the token's whole lifetime and more)
-    const deadline = Date.now() + 90_000
-    while ((await tokenRequests()) === 1 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 2_000))
-      expect(await burst(mf, route, 30)).toEqual(Array(30).fill(200))
-    }
-    expect(await tokenRequests()).toBe(2)
-  }, 180_000)
+  it(
+    "bursts of concurrent requests through a renewal: all served, one token request per renewal",
+    () => renewsThroughBursts(world, route),
+    180_000
+  )
 })

@@ -5,12 +5,13 @@
  * SERVICE_SDK_REQUIRE_RUNTIMES=1 is set).
  */
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { builtinModules } from "node:module"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { build } from "esbuild"
 import type { Miniflare } from "miniflare"
-import { expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { type RunningEmulator, startEmulator } from "../../../service-sdk/test/support/emulator.js"
 
 export const runtimesDir = join(import.meta.dirname, "..", "..")
@@ -211,4 +212,68 @@ export const burst = async (mf: Miniflare, path: string, count: number) => {
       ? 200
       : `${response.status} ${bodies[i]}`
   )
+}
+
+/** A Worker in miniflare beside its own emulator, made before the tests of the enclosing `describe`, gone after. */
+export interface WorkerWorld {
+  readonly mf: () => Miniflare
+  readonly emulator: () => RunningEmulator
+  /** The emulator's client-credentials token requests so far. */
+  readonly tokenRequests: () => Promise<number>
+}
+
+export const workerBesideEmulator = (options: {
+  /** Writes the Worker's bundle to `outfile`. */
+  readonly bundle: (outfile: string) => Promise<unknown>
+  readonly compatibilityFlags?: ReadonlyArray<string>
+  readonly emulatorArgs?: ReadonlyArray<string>
+}): WorkerWorld => {
+  let emulator: RunningEmulator | undefined
+  let dir: string | undefined
+  let mf: Miniflare | undefined
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "service-sdk-workerd-"))
+    const script = join(dir, "worker.mjs")
+    const [started] = await Promise.all([startEmulatorPatiently(options.emulatorArgs), options.bundle(script)])
+    emulator = started
+    const { Miniflare } = await import("miniflare")
+    mf = new Miniflare({
+      modules: true,
+      script: readFileSync(script, "utf8"),
+      compatibilityDate: "2026-07-01",
+      ...(options.compatibilityFlags === undefined ? {} : { compatibilityFlags: [...options.compatibilityFlags] }),
+      bindings: {
+        AUTH_URL: emulator.authUrl,
+        API_URL: emulator.apiUrl,
+        CLIENT_ID: emulator.clientId,
+        CLIENT_SECRET: emulator.clientSecret
+      }
+    })
+    await mf.ready
+  })
+  afterAll(async () => {
+    await mf?.dispose()
+    await emulator?.stop()
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  })
+  return {
+    mf: () => mf!,
+    emulator: () => emulator!,
+    tokenRequests: async () => (await emulator!.stats()).tokenRequests.client_credentials ?? 0
+  }
+}
+
+/**
+ * Bursts of 30 concurrent requests to `route`, every 2 s until the token is renewed (bounded: the token's whole
+ * lifetime and more, with the emulator's 40 s tokens): every request served, one token request per renewal.
+ */
+export const renewsThroughBursts = async (world: WorkerWorld, route: string) => {
+  expect(await burst(world.mf(), route, 30)).toEqual(Array(30).fill(200))
+  expect(await world.tokenRequests()).toBe(1)
+  const deadline = Date.now() + 90_000
+  while ((await world.tokenRequests()) === 1 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    expect(await burst(world.mf(), route, 30)).toEqual(Array(30).fill(200))
+  }
+  expect(await world.tokenRequests()).toBe(2)
 }
