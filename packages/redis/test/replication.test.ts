@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import { TokenCache, TokenInfo } from "@service-sdk/effect"
+import { firstLockAfterPromotion } from "./support/promotion.js"
 import { startProxy } from "./support/proxy.js"
 import { findRedisServer } from "./support/redisServer.js"
 import { fillReplicationLink, type Node, startReplicatedPair } from "./support/topology.js"
@@ -206,5 +207,22 @@ describe.skipIf(binary === undefined)("Redis writes with replicas", () => {
       // the settling is 2 s from the last failure, which came before `back`
       expect(ranAt - back).toBeGreaterThanOrEqual(1000)
     })
+  )
+
+  it.scopedLive(
+    "a user's first lock after a promotion waits too, when the connection first met the server after it was away",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* RedisTokenStore.make({ url: url(), prefix: `test:replication:${randomUUID()}:` })
+        const waits = yield* Effect.promise(() =>
+          firstLockAfterPromotion(pair!, {
+            lock: (userId) => Effect.runPromise(store(userId).withLock!(Effect.void)),
+            read: (userId) => Effect.runPromise(Effect.isSuccess(store(userId).get))
+          })
+        )
+        expect(waits.sameServer).toBeLessThan(1000)
+        expect(waits.promoted).toBeGreaterThanOrEqual(1500)
+      }),
+    40_000
   )
 })

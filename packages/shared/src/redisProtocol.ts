@@ -246,10 +246,17 @@ export type ReplicationIds = Map<string, number>
  * sees no `close`). Counted from the connection's first sight of the promoted server, not from each lock's: the
  * first try of every other user's lock after the failover finds the new id too, and must not make every holder of
  * the connection settle again (issue 44: 20 users settled one after another, 2 s each, for 40 s).
+ *
+ * A lock's first try has no id of its own to compare: it counts as meeting a promoted server when the connection had
+ * been away (`awayAt`, live ms, 0 if never) and first saw that id after it came back. Otherwise a process that had
+ * never taken this user's lock before a Sentinel failover renewed from the rolled-back entry as soon as its
+ * `close`-based wait ran out, before another process's kept write of the newer token landed (issue 44).
  */
-export const promotionWatch = (seen: ReplicationIds): ((replid: string, nowMillis: number) => number | undefined) => {
+export const promotionWatch = (
+  seen: ReplicationIds
+): ((replid: string, nowMillis: number, awayAt: number) => number | undefined) => {
   let last: string | undefined
-  return (replid, nowMillis) => {
+  return (replid, nowMillis, awayAt) => {
     if (replid === "") return undefined
     let first = seen.get(replid)
     if (first === undefined) {
@@ -258,7 +265,7 @@ export const promotionWatch = (seen: ReplicationIds): ((replid: string, nowMilli
       // a connection meets a handful of servers in its life; a bound in case one meets many
       if (seen.size > 64) seen.delete(seen.keys().next().value as string)
     }
-    const changed = last !== undefined && last !== replid
+    const changed = last === undefined ? awayAt > 0 && first >= awayAt : last !== replid
     last = replid
     return changed ? first : undefined
   }

@@ -11,6 +11,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { TokenCache, TokenInfo } from "@service-sdk/effect"
+import { firstLockAfterPromotion } from "../../../redis/test/support/promotion.js"
 import { findRedisServer } from "../../../redis/test/support/redisServer.js"
 import { type Node, startReplicatedPair } from "../../../redis/test/support/topology.js"
 
@@ -163,6 +164,26 @@ describe.skipIf(findRedisServer() === undefined)("a promoted master (Effect 4)",
         // c's holder ran only once the lock that took over was gone, never under it
         const ranC = yield* Fiber.join(cRuns)
         expect(ranC - start).toBeGreaterThanOrEqual(3500)
+      }).pipe(Effect.scoped),
+    40_000
+  )
+
+  it.live(
+    "a user's first lock after a promotion waits too, when the connection first met the server after it was away",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* RedisTokenStore.make({
+          url: `redis://127.0.0.1:${pair!.master.port}`,
+          prefix: `test:promoted:${randomUUID()}:`
+        })
+        const waits = yield* Effect.promise(() =>
+          firstLockAfterPromotion(pair!, {
+            lock: (userId) => Effect.runPromise(store(userId).withLock!(Effect.void)),
+            read: (userId) => Effect.runPromise(Effect.isSuccess(store(userId).get))
+          })
+        )
+        expect(waits.sameServer).toBeLessThan(1000)
+        expect(waits.promoted).toBeGreaterThanOrEqual(1500)
       }).pipe(Effect.scoped),
     40_000
   )

@@ -67,7 +67,7 @@ export const make = (connection: Connection, options: LockOptions) => {
       (reply) => {
         if (typeof reply === "string") return Effect.fail(neighbour(connection.address, lockKey, reply, "lock"))
         const { acquired, replid } = lockAcquired(reply)
-        const since = promoted(replid, liveClock.unsafeCurrentTimeMillis())
+        const since = promoted(replid, liveClock.unsafeCurrentTimeMillis(), connection.health.awayAt)
         if (since !== undefined) connection.health.awayAt = Math.max(connection.health.awayAt, since)
         return Effect.succeed(acquired)
       }

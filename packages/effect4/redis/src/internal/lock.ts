@@ -63,7 +63,7 @@ export const make = (connection: Connection, options: LockOptions) => {
       (reply) => {
         if (typeof reply === "string") return Effect.fail(new TokenCacheError({ message: neighbour(reply) }))
         const { acquired, replid } = lockAcquired(reply)
-        const since = promoted(replid, liveMillis())
+        const since = promoted(replid, liveMillis(), connection.health.awayAt)
         if (since !== undefined) connection.health.awayAt = Math.max(connection.health.awayAt, since)
         return Effect.succeed(acquired)
       }
