@@ -112,8 +112,8 @@ const routes = [
 
 describe.each(routes)("workerd (miniflare): a Worker on @service-sdk/promise, renewals, $name", ({ route }) => {
   if (skipWhenMissing("workerd", workerdMissing)) return
-  // 40 s tokens: renewed well before their end, so a renewal comes within the test
-  const world = workerBesideEmulator({ bundle: bundleWorker, emulatorArgs: ["--token-lifetime", "40"] })
+  // 12 s tokens: renewed at half their lifetime (6 s), so a renewal comes within the test, each still valid 6 s more
+  const world = workerBesideEmulator({ bundle: bundleWorker, emulatorArgs: ["--token-lifetime", "12"] })
 
   it(
     "bursts of concurrent requests through a renewal: all served, one token request per renewal",

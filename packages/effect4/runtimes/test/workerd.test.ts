@@ -70,11 +70,11 @@ const routes = [
 
 describe.each(routes)("workerd (miniflare): renewals, $name", ({ route }) => {
   if (skipWhenMissing("workerd", workerdMissing)) return
-  // 40 s tokens: renewed well before their end, so a renewal comes within the test
+  // 12 s tokens: renewed at half their lifetime (6 s), so a renewal comes within the test, each still valid 6 s more
   const world = workerBesideEmulator({
     bundle: (outfile) => bundle(join(fixtures, "worker.ts"), outfile, "worker"),
     compatibilityFlags: ["nodejs_compat"],
-    emulatorArgs: ["--token-lifetime", "40"]
+    emulatorArgs: ["--token-lifetime", "12"]
   })
 
   it(

@@ -265,7 +265,7 @@ export const workerBesideEmulator = (options: {
 
 /**
  * Bursts of 30 concurrent requests to `route`, every 2 s until the token is renewed (bounded: the token's whole
- * lifetime and more, with the emulator's 40 s tokens): every request served, one token request per renewal.
+ * lifetime and more, with the emulator's 12 s tokens): every request served, one token request per renewal.
  */
 export const renewsThroughBursts = async (world: WorkerWorld, route: string) => {
   expect(await burst(world.mf(), route, 30)).toEqual(Array(30).fill(200))
