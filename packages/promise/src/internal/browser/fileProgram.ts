@@ -10,4 +10,4 @@ import { noFiles } from "./reasons.js"
 // (an SDK error is itself an Effect that fails with it)
 export const checkedPath: typeof Node.checkedPath = (name) => new ConfigurationError({ message: noFiles(name) })
 
-export const run: typeof Node.run = () => new ConfigurationError({ message: noFiles("fileTokenCache") }) as never
+export const run: typeof Node.run = () => new ConfigurationError({ message: noFiles("fileTokenCache") })
