@@ -190,7 +190,7 @@ if (browserNames.join() !== names.join()) {
 const nodeOnly = Object.keys(browserBuild.metafile.inputs).filter(
   (input) =>
     !input.startsWith("src/internal/browser/") &&
-    /\/node_modules\/ioredis\/|\/(fileProgram|fileSafety|fileEntry|fileCas|loopback|authorizeLocal|TokenStore)\.ts$/.test(
+    /\/node_modules\/ioredis\/|\/(fileProgram|fileSafety|fileEntry|fileCas|local\/\w+|authorizeLocal|TokenStore)\.ts$/.test(
       input
     )
 )

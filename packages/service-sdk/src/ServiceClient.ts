@@ -17,7 +17,7 @@ import { dual } from "effect/Function"
 import type * as Request from "./internal/client/request.js"
 import type * as Schemas from "./internal/client/schemas.js"
 import * as Service from "./internal/client/service.js"
-import { isVisibleAscii } from "./internal/redact.js"
+import { isVisibleAscii } from "@service-sdk/shared/redact"
 import {
   type ApiError,
   type AuthenticationError,

@@ -6,7 +6,7 @@
  */
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
-import * as Redact from "./internal/redact.js"
+import * as Redact from "@service-sdk/shared/redact"
 import { nameClasses } from "@service-sdk/shared/classNames"
 
 /**

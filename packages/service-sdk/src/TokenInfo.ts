@@ -2,7 +2,7 @@
  * @since 1.0.0
  */
 import * as Schema from "effect/Schema"
-import * as Redact from "./internal/redact.js"
+import * as Redact from "@service-sdk/shared/redact"
 
 /**
  * A token as the SDK caches it. `expiresAt` is absolute: seconds since the Unix epoch (may be fractional), computed

@@ -5,7 +5,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { isVisibleAscii } from "./internal/redact.js"
+import { isVisibleAscii } from "@service-sdk/shared/redact"
 import { AuthenticationError, ConfigurationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
 
 /**

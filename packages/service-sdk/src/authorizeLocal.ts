@@ -13,9 +13,9 @@ import { BrowserOpener } from "./internal/local/browser.js"
 import * as CallbackReceiver from "./internal/local/callbackReceiver.js"
 import { failurePageFor, type Page, successPage } from "./internal/local/pages.js"
 import { parseLoopbackRedirect } from "./internal/local/redirectUri.js"
-import { generateState } from "./internal/state.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"
+import { randomState } from "@service-sdk/shared/pkce"
 
 /**
  * Options of {@link authorizeLocal}: the scope to ask for, whether to open the browser, a hook that receives the consent URL, and the timeout.
@@ -105,7 +105,7 @@ export const authorizeLocal: (
   }
   yield* Effect.annotateCurrentSpan({ redirectUri: redirect.uri })
   // a random state unless one is given; the loopback server only answers callbacks that carry it
-  const state = options.state !== undefined && options.state !== "" ? options.state : yield* generateState
+  const state = options.state !== undefined && options.state !== "" ? options.state : yield* Effect.sync(randomState)
 
   return yield* Effect.scoped(
     Effect.gen(function* () {

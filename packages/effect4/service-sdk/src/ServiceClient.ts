@@ -12,10 +12,9 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as ClientCredentials from "./ClientCredentials.js"
-import { positiveDuration, resolveUrl, retryCount } from "./internal/config.js"
-import * as Request from "./internal/client/request.js"
-import * as RequestPolicy from "./internal/client/requestPolicy.js"
+import type * as Request from "./internal/client/request.js"
 import type * as Schemas from "./internal/client/schemas.js"
+import * as ClientService from "./internal/client/service.js"
 import { isVisibleAscii } from "@service-sdk/shared/redact"
 import {
   type ApiError,
@@ -159,34 +158,6 @@ export class ServiceClient extends Context.Service<ServiceClient, Service>()("se
   }
 }
 
-const build = (
-  config: RequestPolicy.PolicyConfig,
-  tokens: RequestPolicy.TokenSource,
-  httpClient: HttpClient.HttpClient
-): Service => {
-  const policy = RequestPolicy.make(config, tokens, httpClient)
-  const request = Request.make(policy.send)
-  return {
-    http: policy.http,
-    request,
-    ...Request.resources(request),
-    withTokenProvider: (provider) => build(config, provider, httpClient)
-  }
-}
-
-const resolve = (options: Options) =>
-  Effect.gen(function* () {
-    if (typeof options !== "object" || options === null) {
-      return yield* new ConfigurationError({ message: "ServiceClient options must be an object" })
-    }
-    return {
-      apiUrl: yield* resolveUrl(options.apiUrl, "apiUrl"),
-      timeout: yield* positiveDuration(options.timeout, "30 seconds", "timeout"),
-      maxRetries: yield* retryCount(options.maxRetries),
-      maxRetryAfter: yield* positiveDuration(options.maxRetryAfter, "60 seconds", "maxRetryAfter")
-    } satisfies RequestPolicy.PolicyConfig
-  })
-
 /**
  * A client over a given provider.
  *
@@ -204,7 +175,7 @@ export const makeWith = (
         })
       )
     : Effect.gen(function* () {
-        return build(yield* resolve(options), provider, yield* HttpClient.HttpClient)
+        return ClientService.build(yield* ClientService.resolveOptions(options), provider, yield* HttpClient.HttpClient)
       })
 
 /**
@@ -261,8 +232,8 @@ export const layerAccessToken = (
     ServiceClient,
     Effect.gen(function* () {
       const accessToken = yield* checkAccessToken(token)
-      return build(
-        yield* resolve(options),
+      return ClientService.build(
+        yield* ClientService.resolveOptions(options),
         { getAccessToken: Effect.succeed(accessToken) },
         yield* HttpClient.HttpClient
       )

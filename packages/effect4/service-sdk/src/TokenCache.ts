@@ -7,17 +7,16 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import { nonNegativeDuration } from "./internal/config.js"
 // the file machinery, or in a browser page its stand-in (package.json "imports": the `browser` condition)
 import { checkedPath, FileEntry, FileLock, makeFileCache, run, Safety } from "#file-cache"
 import * as BrowserCache from "./internal/browser/tokenCache.js"
+import * as Codec from "./internal/tokenCodec.js"
 import type { DirectoryCheck } from "@service-sdk/shared/fileEntry"
 import type { FileLockOptions } from "@service-sdk/shared/fileLock"
-import { sameTokenJson } from "@service-sdk/shared/tokenJson"
 import { ConfigurationError, type TokenCacheError } from "./ServiceError.js"
-import { decodeText, encodeText, type TokenInfo } from "./TokenInfo.js"
+import type { TokenInfo } from "./TokenInfo.js"
 
 /**
  * The cache protocol every provider reads and writes: `get`, `set`, and optionally `clear`, and, for a cache that
@@ -46,9 +45,6 @@ export interface TokenCache {
   ) => Effect.Effect<boolean, TokenCacheError>
 }
 
-const refreshOf = (token: TokenInfo) =>
-  token.refreshToken === undefined ? undefined : Redacted.value(token.refreshToken)
-
 /**
  * The comparison of `compareAndSet`: `Option.none()` matches only an empty entry; a token matches an entry with the
  * same access token and the same refresh token (or both none), whatever else changed.
@@ -56,17 +52,8 @@ const refreshOf = (token: TokenInfo) =>
  * @since 2.0.0
  * @category utils
  */
-export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Option<TokenInfo>): boolean =>
-  sameTokenJson(
-    Option.match(expected, {
-      onNone: () => undefined,
-      onSome: (t) => ({ access_token: Redacted.value(t.accessToken), refresh_token: refreshOf(t) })
-    }),
-    Option.match(current, {
-      onNone: () => undefined,
-      onSome: (t) => ({ access_token: Redacted.value(t.accessToken), refresh_token: refreshOf(t) })
-    })
-  )
+export const sameEntry: (expected: Option.Option<TokenInfo>, current: Option.Option<TokenInfo>) => boolean =
+  Codec.sameEntry
 
 /**
  * Reads stored text leniently (the format both lines store): anything but an object with a string `access_token`
@@ -75,7 +62,7 @@ export const sameEntry = (expected: Option.Option<TokenInfo>, current: Option.Op
  * @since 2.0.0
  * @category codecs
  */
-export const decodeJson = (text: string): Option.Option<TokenInfo> => Option.fromUndefinedOr(decodeText(text))
+export const decodeJson: (text: string) => Option.Option<TokenInfo> = Codec.decodeJson
 
 /**
  * The text a shared cache stores: `{ access_token, expires_at, refresh_token?, scope? }` and, when the token has
@@ -84,7 +71,7 @@ export const decodeJson = (text: string): Option.Option<TokenInfo> => Option.fro
  * @since 2.0.0
  * @category codecs
  */
-export const encodeJson = (token: TokenInfo): string => encodeText(token)
+export const encodeJson: (token: TokenInfo) => string = Codec.encodeJson
 
 /**
  * The default cache: a `Ref` in this process (its `compareAndSet` is trivially atomic).
@@ -202,7 +189,7 @@ export const makeFile = (
   path: string,
   lockOptions: FileLockOptions,
   checked: DirectoryCheck = { ok: false }
-): TokenCache => makeFileCache(path, lockOptions, { decode: decodeJson, encode: encodeJson, same: sameEntry }, checked)
+): TokenCache => makeFileCache(path, lockOptions, checked)
 
 /**
  * The options of {@link browser}.

@@ -5,13 +5,15 @@
  *
  * @since 2.0.0
  */
-import { spawn } from "node:child_process"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { AuthorizationCode } from "./AuthorizationCode.js"
 import { positiveDuration } from "./internal/config.js"
-import * as Loopback from "./internal/loopback.js"
+import { openBrowser } from "./internal/local/browser.js"
+import * as CallbackReceiver from "./internal/local/callbackReceiver.js"
+import { page } from "./internal/local/pages.js"
+import { parseLoopbackRedirect } from "./internal/local/redirectUri.js"
 import type * as OAuthClient from "./OAuthClient.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"
@@ -30,24 +32,6 @@ export interface AuthorizeLocalOptions extends Omit<OAuthClient.AuthorizationUrl
   /** Hears the authorization URL (to print it, or to drive a browser in tests); default: printed on stderr. */
   readonly onAuthorizationUrl?: ((url: string) => Effect.Effect<void> | void) | undefined
 }
-
-const openBrowser = (url: string) =>
-  Effect.callback<void>((resume) => {
-    const [command, args] =
-      process.platform === "darwin"
-        ? ["open", [url]]
-        : process.platform === "win32"
-          ? ["cmd", ["/c", "start", "", url]]
-          : ["xdg-open", [url]]
-    const child = spawn(command, args as Array<string>, { stdio: "ignore", detached: true })
-    child.once("error", () =>
-      resume(Effect.logWarning("authorizeLocal: could not open a browser; open the URL printed"))
-    )
-    child.once("spawn", () => {
-      child.unref()
-      resume(Effect.void)
-    })
-  })
 
 /**
  * Signs the user in through the loopback redirect URI of the `AuthorizationCode` in context and returns the token
@@ -80,7 +64,7 @@ export const authorizeLocal: (
   AuthorizationCode
 > = Effect.fn("authorizeLocal")(function* (options: AuthorizeLocalOptions = {}) {
   const provider = yield* AuthorizationCode
-  const redirect = yield* Loopback.parseLoopbackRedirect(provider.redirectUri)
+  const redirect = yield* parseLoopbackRedirect(provider.redirectUri)
   const timeout = yield* positiveDuration(options.timeout, "300 seconds", "timeout")
   if (options.openBrowser === false && options.onAuthorizationUrl === undefined) {
     return yield* new ConfigurationError({
@@ -89,7 +73,7 @@ export const authorizeLocal: (
   }
   return yield* Effect.scoped(
     Effect.gen(function* () {
-      const server = yield* Loopback.listen(redirect)
+      const server = yield* CallbackReceiver.receive(redirect)
       // PKCE for both client kinds (RFC 8252 §8.1, RFC 9700 §2.1.1); a random state unless one is given
       const pending = yield* provider.beginAuthorization({
         state: options.state,
@@ -125,10 +109,10 @@ export const authorizeLocal: (
         .completeAuthorization(`?${callback.query.toString()}`, pending)
         .pipe(
           Effect.tapError((error) =>
-            callback.reply(400, Loopback.page("Sign-in failed", `${error.message}. You can close this window.`))
+            callback.reply(400, page("Sign-in failed", `${error.message}. You can close this window.`))
           )
         )
-      yield* callback.reply(200, Loopback.page("Signed in", "You can close this window and return to the app."))
+      yield* callback.reply(200, page("Signed in", "You can close this window and return to the app."))
       return token
     })
   )

@@ -10,7 +10,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { ConfigurationError, TokenCacheError } from "../ServiceError.js"
-import { describeCause, safeCause } from "./redact.js"
+import { describeCause, safeCause } from "@service-sdk/shared/redact"
 import { FileFailure, type Op, PortError, type Program } from "@service-sdk/shared/fileOps"
 import { checkPath as check, nodeOperation, portError } from "@service-sdk/shared/fileSafety"
 

@@ -21,10 +21,10 @@ import type {
   ScopeOptions,
   Service
 } from "../OAuthClient.js"
-import { cleanUntrustedText } from "./redact.js"
+import { cleanUntrustedText } from "@service-sdk/shared/redact"
 import { defaultIssuer, issuerRefusal } from "@service-sdk/shared/issuer"
+import { randomState } from "@service-sdk/shared/pkce"
 import * as SignIn from "./signIn.js"
-import { generateState } from "./state.js"
 import * as TokenEndpoint from "./tokenEndpoint.js"
 import { derivedToken } from "./derivedToken.js"
 
@@ -196,7 +196,8 @@ export const make = (config: ProtocolConfig, endpoint: TokenEndpoint.TokenEndpoi
   // RFC 9700 §2.1.1: PKCE for every client kind
   const beginAuthorization = (options: BeginAuthorizationOptions = {}) =>
     Effect.gen(function* () {
-      const state = options.state !== undefined && options.state !== "" ? options.state : yield* generateState
+      const state =
+        options.state !== undefined && options.state !== "" ? options.state : yield* Effect.sync(randomState)
       const pkce = yield* Pkce.make
       const url = authorizationUrl({
         state,

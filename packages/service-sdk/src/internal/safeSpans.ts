@@ -15,7 +15,7 @@ import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Redacted from "effect/Redacted"
 import { traces } from "./liveServices.js"
-import { requestSecretValues, safeCause, urlWithoutCredentials } from "./redact.js"
+import { requestSecretValues, safeCause, urlWithoutCredentials } from "@service-sdk/shared/redact"
 
 /**
  * What the request carries that must not reach a span: the values of its redacted headers (`Authorization`, and the

@@ -23,12 +23,9 @@ const RULES: ReadonlyArray<readonly [string, LayerName]> = [
   ["internal/derivedToken.ts", "protocol"],
   ["internal/config.ts", "protocol"],
   ["internal/retry.ts", "protocol"],
-  ["internal/redact.ts", "protocol"],
   ["internal/safeSpans.ts", "protocol"],
   ["internal/liveServices.ts", "protocol"],
-  ["internal/state.ts", "protocol"],
   ["internal/signIn.ts", "protocol"],
-  ["internal/redirectUriRules.ts", "protocol"],
   // token ownership: caches, single flight, providers, sign-in
   ["TokenProvider.ts", "ownership"],
   ["TokenCache.ts", "ownership"],

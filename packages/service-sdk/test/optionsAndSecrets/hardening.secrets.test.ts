@@ -8,7 +8,7 @@ import { AuthorizationCode, ClientCredentials, ServiceClient, TokenProvider } fr
 import { MockHttpClient, type MockHandler, type RecordedRequest } from "@service-sdk/effect/testing"
 import * as util from "node:util"
 import { clientAuthorization } from "../../src/internal/tokenEndpoint.js"
-import { maskSecrets, maskUrlCredentials } from "../../src/internal/redact.js"
+import { maskSecrets, maskUrlCredentials } from "@service-sdk/shared/redact"
 import { assertNoCanary, makeLeakRecorder, strings } from "../support/leaks.js"
 
 const AUTH_URL = "http://127.0.0.1:4010"

@@ -29,7 +29,7 @@ import { type MockHandler, MockHttpClient, type MockResponse } from "@service-sd
 import { BrowserOpener, BrowserOpenError, browserCommand } from "../../src/internal/local/browser.js"
 import { escapeHtml, failurePage, successPage } from "../../src/internal/local/pages.js"
 import { parseLoopbackRedirect } from "../../src/internal/local/redirectUri.js"
-import { generateState, STATE_BYTES } from "../../src/internal/state.js"
+import { randomState, STATE_BYTES } from "@service-sdk/shared/pkce"
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Helpers: real loopback sockets, a mock token endpoint, and a browser stand-in.
@@ -262,7 +262,7 @@ describe("authorizeLocal: validation (nothing is bound)", () => {
 describe("authorizeLocal: state and pages", () => {
   it.effect("generated states are random base64url of at least 128 bits, never repeating", () =>
     Effect.gen(function* () {
-      const states = yield* Effect.all(Array.from({ length: 200 }, () => generateState))
+      const states = yield* Effect.all(Array.from({ length: 200 }, () => Effect.sync(randomState)))
       expect(new Set(states).size).toBe(200)
       for (const state of states) {
         expect(state).toMatch(/^[A-Za-z0-9_-]+$/)

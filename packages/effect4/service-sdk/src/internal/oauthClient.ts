@@ -16,8 +16,8 @@ import * as Pkce from "../Pkce.js"
 import { AuthenticationError, ConfigurationError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
 import { ENV, type ResolvedProtocol, normalizeScope, secretValue } from "./config.js"
+import * as PendingSignIns from "./pendingSignIns.js"
 import * as SignIn from "./signIn.js"
-import { base64Url, sha256, utf8Bytes } from "@service-sdk/shared/bytes"
 import { randomState } from "@service-sdk/shared/pkce"
 import { cleanUntrustedText } from "@service-sdk/shared/redact"
 import { issuerRefusal } from "@service-sdk/shared/issuer"
@@ -113,36 +113,10 @@ export interface ParseResponseUrlOptions {
   readonly requireIss?: boolean | undefined
 }
 
-/** How many completed sign-ins an `OAuthClient` remembers, to refuse a second completion of the same one. */
-export const COMPLETED_MEMORY = 10_000
-
-/**
- * A pending sign-in is single-use: a bounded memory (oldest forgotten first) of a digest of each one (never kept
- * in clear). It is claimed while its code is exchanged and released when the token endpoint gave no definitive
- * answer (a transport failure, a 5xx), so the same callback can be completed again then.
- */
-const signInMemory = () => {
-  const seen = new Set<string>()
-  const keyOf = (pending: PendingInput) =>
-    base64Url(sha256(utf8Bytes(`${pending.state}\u0000${secretValue(pending.codeVerifier) ?? ""}`)))
-  return {
-    claim: (pending: PendingInput): string | undefined => {
-      const key = keyOf(pending)
-      if (seen.has(key)) return undefined
-      seen.add(key)
-      if (seen.size > COMPLETED_MEMORY) seen.delete(seen.values().next().value!)
-      return key
-    },
-    release: (key: string) => {
-      seen.delete(key)
-    }
-  }
-}
-
 /** The protocol steps of one client over `endpoint`. */
 export const make = (config: ResolvedProtocol, endpoint: TokenEndpoint.TokenEndpoint): Service => {
   const publicClient = config.clientSecret === undefined
-  const memory = signInMemory()
+  const memory = PendingSignIns.make()
 
   // RFC 6749 §4.1.1, RFC 7636 §4.3
   const authorizationUrl = (options: AuthorizationUrlOptions & { readonly redirectUri?: string | undefined } = {}) => {

@@ -23,6 +23,7 @@ const RULES: ReadonlyArray<readonly [string, LayerName]> = [
   ["internal/safeSpans.ts", "protocol"],
   ["internal/liveServices.ts", "protocol"],
   ["internal/signIn.ts", "protocol"],
+  ["internal/pendingSignIns.ts", "protocol"],
   // token ownership: caches, single flight, providers, sign-in
   ["TokenProvider.ts", "ownership"],
   ["TokenCache.ts", "ownership"],
@@ -36,9 +37,9 @@ const RULES: ReadonlyArray<readonly [string, LayerName]> = [
   ["internal/singleFlight.ts", "ownership"],
   ["internal/sharedHold.ts", "ownership"],
   ["internal/fileCache.ts", "ownership"],
-  ["internal/fileTokenCache.ts", "ownership"],
+  ["internal/tokenCodec.ts", "ownership"],
   ["internal/fileProgram.ts", "ownership"],
-  ["internal/loopback.ts", "ownership"],
+  ["internal/local/", "ownership"],
   ["internal/browser/", "ownership"],
   // the data API client
   ["ServiceClient.ts", "client"],

@@ -25,7 +25,7 @@ import {
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { TokenCache, TokenInfo, TokenStore } from "@service-sdk/effect"
-import * as FileCache from "../../src/internal/fileTokenCache.js"
+import * as FileCache from "../../src/internal/fileCache.js"
 import { operation } from "../../src/internal/fileProgram.js"
 import { type Op, PortError } from "@service-sdk/shared/fileOps"
 
@@ -39,14 +39,13 @@ const token = (access: string, expiresAt: number, refresh?: string) =>
 const accessOf = (found: Option.Option<TokenInfo>) => Option.map(found, (t) => Redacted.value(t.accessToken))
 const stored = (access: string, refresh = "refresh-1") =>
   JSON.stringify({ access_token: access, expires_at: 1e10, refresh_token: refresh })
-const codec = { decode: TokenCache.decodeJson, encode: TokenCache.encodeJson, same: TokenCache.sameEntry }
 
 /** A file cache whose steps run through `perform` (some slowed or failing). */
 const cacheWith = (
   path: string,
   perform: (op: Op) => Effect.Effect<unknown, unknown>,
   lock = { ttlMillis: 10_000, waitMillis: 30_000 }
-) => FileCache.makeFile(path, lock, codec, { ok: false }, perform)
+) => FileCache.makeFile(path, lock, { ok: false }, perform)
 
 /** `link` fails as on a FAT, SMB or FUSE mount: EPERM. */
 const noHardLinks = (op: Op) =>

@@ -3,7 +3,7 @@
  * without ever failing (a broken error body must not hide the status).
  */
 import * as Option from "effect/Option"
-import { cleanUntrustedText } from "../redact.js"
+import { cleanUntrustedText } from "@service-sdk/shared/redact"
 
 export const parseJson = (text: string): Option.Option<unknown> => {
   try {

@@ -30,7 +30,7 @@ import {
   type TokenCacheError,
   TransportError
 } from "../../ServiceError.js"
-import { describeCause, maskJson, maskSecrets, safeCause } from "../redact.js"
+import { describeCause, maskJson, maskSecrets, safeCause } from "@service-sdk/shared/redact"
 import { platformSpansOff } from "../safeSpans.js"
 import { parseRetryAfter, Retryable, withRetries } from "../retry.js"
 import { timeoutFail } from "./attemptTimeout.js"

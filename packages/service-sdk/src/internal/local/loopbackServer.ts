@@ -8,7 +8,7 @@ import * as FiberSet from "effect/FiberSet"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
 import { ConfigurationError } from "../../ServiceError.js"
-import { describeCause } from "../redact.js"
+import { describeCause } from "@service-sdk/shared/redact"
 import type { Page } from "./pages.js"
 
 /** Headers of every page: no caching, no Referer carrying the callback's query elsewhere, nothing active. */

@@ -6,8 +6,8 @@
 import * as Effect from "effect/Effect"
 import { ConfigurationError } from "../../ServiceError.js"
 import { ENV } from "../config.js"
-import { maskUrlCredentials } from "../redact.js"
-import { LOOPBACK_EXAMPLE, loopbackRedirect } from "../redirectUriRules.js"
+import { maskUrlCredentials } from "@service-sdk/shared/redact"
+import { LOOPBACK_EXAMPLE, loopbackRedirect } from "@service-sdk/shared/redirectUri"
 
 /** Where the loopback server listens and which path it answers. */
 export interface LoopbackRedirect {

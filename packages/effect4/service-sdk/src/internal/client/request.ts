@@ -1,10 +1,9 @@
 /**
- * `ServiceClient.request` and the typed resources: one request through the policy, its answer decoded through a
- * Schema; a non-2xx answer is ApiError (its text masked of the bearer token, cleaned and capped).
+ * `ServiceClient.request`: one request through the policy, its answer decoded through a Schema; a non-2xx answer is
+ * ApiError (its text masked of the bearer token, cleaned and capped). The typed resources are `resources.ts`.
  */
 import * as Effect from "effect/Effect"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import {
@@ -17,9 +16,8 @@ import {
 import { withSpanWhenTraced } from "../liveServices.js"
 import { cleanUntrustedText, maskJson } from "@service-sdk/shared/redact"
 import { exitDecoder } from "./decode.js"
+import { apiErrorMessage, errorPayload } from "./body.js"
 import type { Answer, Policy } from "./requestPolicy.js"
-import { apiErrorMessage, errorPayload } from "./requestPolicy.js"
-import * as Schemas from "./schemas.js"
 
 export type Query = Readonly<Record<string, string | number | boolean | ReadonlyArray<string | number> | undefined>>
 
@@ -59,6 +57,11 @@ const decoders = new WeakMap<object, Decoder>()
  * Effect) through the compiled pass of `decode.ts`; a caller's own schema keeps `decodeUnknownEffect`.
  */
 const synchronous = new WeakSet<object>()
+
+/** Marks one of the SDK's own schemas for the compiled, synchronous decoding (`resources.ts` marks its schemas). */
+export const decodeSynchronously = (schema: object): void => {
+  synchronous.add(schema)
+}
 
 const decoderOf = <A>(schema: Schema.Codec<A, any>): ((input: unknown) => Effect.Effect<A, unknown>) => {
   let decode = decoders.get(schema)
@@ -128,53 +131,3 @@ export const make = (send: Policy["send"]): Request => {
     )
   }
 }
-
-const segment = (value: string) => encodeURIComponent(value)
-
-const MaybePlaybackState = Schema.UndefinedOr(Schemas.PlaybackState)
-
-for (const schema of [
-  Schemas.User,
-  Schemas.Album,
-  Schemas.SavedTracksPage,
-  Schemas.FollowedArtists,
-  MaybePlaybackState,
-  Schemas.PlaylistSnapshot
-]) {
-  synchronous.add(schema)
-}
-
-/** The typed resources of the data API (DESIGN section 5), each one `request` with its method, path and Schema. */
-export const resources = (request: Request) => ({
-  users: {
-    me: request("GET", "/me", { schema: Schemas.User })
-  },
-  albums: {
-    get: (id: string) => request("GET", `/albums/${segment(id)}`, { schema: Schemas.Album })
-  },
-  library: {
-    savedTracks: (options: { readonly limit?: number | undefined; readonly offset?: number | undefined } = {}) =>
-      request("GET", "/me/tracks", {
-        query: { limit: options.limit, offset: options.offset },
-        schema: Schemas.SavedTracksPage
-      }),
-    // nothing to save is not worth a request (and the API would answer 400)
-    saveTracks: (ids: ReadonlyArray<string>) =>
-      ids.length === 0 ? Effect.void : Effect.asVoid(request("PUT", "/me/tracks", { query: { ids: ids.join(",") } }))
-  },
-  follows: {
-    followedArtists: (options: { readonly limit?: number | undefined; readonly after?: string | undefined } = {}) =>
-      request("GET", "/me/following", {
-        query: { type: "artist", limit: options.limit, after: options.after },
-        schema: Schemas.FollowedArtists
-      })
-  },
-  player: {
-    // 204 or an empty 200: nothing is playing
-    playbackState: Effect.map(request("GET", "/me/player", { schema: MaybePlaybackState }), Option.fromUndefinedOr)
-  },
-  playlists: {
-    addItems: (id: string, uris: ReadonlyArray<string>) =>
-      request("POST", `/playlists/${segment(id)}/items`, { body: { uris }, schema: Schemas.PlaylistSnapshot })
-  }
-})

@@ -17,15 +17,16 @@ import * as Effect from "effect/Effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientError from "effect/http/HttpClientError"
-import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import type * as Headers from "effect/http/Headers"
 import * as Redacted from "effect/Redacted"
 import { AuthenticationError, RateLimitError, type TokenCacheError, TransportError } from "../../ServiceError.js"
 import { parseRetryAfter, Retryable, withRetries } from "../retry.js"
 import { withSafeSpans } from "../safeSpans.js"
-import { bufferedWebResponse } from "@service-sdk/shared/bufferedResponse"
 import { describeCause, maskJson, maskSecrets, safeCause } from "@service-sdk/shared/redact"
 import { timeoutOrElse } from "./attemptTimeout.js"
+import { apiErrorMessage, errorPayload } from "./body.js"
+import { bufferedResponse } from "./response.js"
 
 export interface PolicyConfig {
   /** The API's base URL, without a trailing slash. */
@@ -101,33 +102,6 @@ export const resolveUrl = (apiUrl: string, url: string): string =>
   url === apiUrl || url.startsWith(`${apiUrl}/`) || url.startsWith(`${apiUrl}?`)
     ? url
     : `${apiUrl}${url.startsWith("/") ? "" : "/"}${url}`
-
-const utf8 = new TextDecoder()
-
-/** The decoded JSON body of an error response, or undefined when it is empty or not JSON. */
-export const errorPayload = (body: Body): unknown => {
-  try {
-    return JSON.parse(typeof body === "string" ? body : utf8.decode(body))
-  } catch {
-    return undefined
-  }
-}
-
-const stringField = (value: unknown, key: string): string | undefined => {
-  if (typeof value !== "object" || value === null) return undefined
-  const field = (value as Record<string, unknown>)[key]
-  return typeof field === "string" && field.trim() !== "" ? field : undefined
-}
-
-/** The API's own words: `error.message`, else `error_description`, `error` or `message`; clipped. */
-export const apiErrorMessage = (payload: unknown): string | undefined => {
-  const text =
-    stringField((payload as Record<string, unknown> | null)?.error, "message") ??
-    stringField(payload, "error_description") ??
-    stringField(payload, "error") ??
-    stringField(payload, "message")
-  return text === undefined ? undefined : text.length > 300 ? `${text.slice(0, 300)}…` : text.trim()
-}
 
 const describe = (request: HttpClientRequest.HttpClientRequest) => `${request.method} ${request.url}`
 
@@ -278,10 +252,7 @@ export const make = (config: PolicyConfig, tokens: TokenSource, httpClient: Http
     (request: Effect.Effect<HttpClientRequest.HttpClientRequest>) =>
       Effect.flatMap(request, (req) =>
         Effect.map(execute(req, readBytes), (answer) =>
-          HttpClientResponse.fromWeb(
-            req,
-            bufferedWebResponse(answer.status, () => answer.headers, answer.body)
-          )
+          bufferedResponse(req, answer.status, () => answer.headers, answer.body)
         )
       ),
     (request) => Effect.succeed(HttpClientRequest.setUrl(request, resolveUrl(config.apiUrl, request.url)))
