@@ -55,6 +55,8 @@ export interface AuthorizationCodeProvider extends Provider {
     readonly showDialog?: boolean
     readonly codeChallenge?: string
   }) => string
+  readonly beginAuthorization: OAuth["beginAuthorization"]
+  readonly completeAuthorization: OAuth["completeAuthorization"]
   readonly exchangeCode: (code: string, codeVerifier?: string) => Promise<Outcome<TokenShape>>
 }
 

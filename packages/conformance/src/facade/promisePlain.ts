@@ -98,6 +98,21 @@ export const promisePlain = (line: FacadeLine): void => {
       expect(lines.some(([, line]) => /client-secret|access-0|refresh-0/.test(line))).toBe(false)
     })
 
+    it("'debug' keeps the code exchange's debug line, without the code or the tokens", async () => {
+      const { lines, logger } = recordingLogger()
+      const { httpClient } = tokenServer()
+      await using auth = new AsyncAuthorizationCode({
+        ...credentials,
+        redirectUri: "http://127.0.0.1:8080/callback",
+        httpClient,
+        logger,
+        logLevel: "debug"
+      })
+      await auth.exchangeCode("the-code")
+      expect(lines).toContainEqual(["debug", expect.stringMatching(/^service-sdk DEBUG .*code exchanged/)])
+      expect(lines.some(([, text]) => /the-code|access-0|refresh-0/.test(text))).toBe(false)
+    })
+
     it("a bad logLevel or logger is a ConfigurationError thrown by the constructor", () => {
       expect(() => new AsyncClientCredentials({ ...credentials, logLevel: "loud" as never })).toThrow(
         ConfigurationError

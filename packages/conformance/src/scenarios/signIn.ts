@@ -111,6 +111,38 @@ export const signIn: ReadonlyArray<Scenario> = [
     }
   },
   {
+    id: "OAuthClient.completeAuthorization remembers nothing: the same callback twice is two token requests (SI1)",
+    run: async (driver, server) => {
+      const oauth = ok(await driver.oauthClient(credentials(server, { redirectUri })))
+      const pending = await oauth.beginAuthorization()
+      const callback = `${redirectUri}?code=${CANARY.code}&state=${pending.state}`
+      ok(await oauth.completeAuthorization(callback, pending))
+      // the server decides what a reused code gets; the protocol sends it (the owner of the sign-in remembers)
+      ok(await oauth.completeAuthorization(callback, pending))
+      assert.equal(server.tokenRequests().length, 2)
+    }
+  },
+  {
+    id: "AuthorizationCode.completeAuthorization: single-use once the token endpoint answered; a 5xx gives it back",
+    run: async (driver, server) => {
+      const provider = ok(await driver.authorizationCode(credentials(server, { redirectUri, maxRetries: 0 })))
+      const pending = await provider.beginAuthorization()
+      const callback = `${redirectUri}?code=${CANARY.code}&state=${pending.state}`
+      // a forged callback uses nothing up
+      failure(
+        await provider.completeAuthorization(`${redirectUri}?code=x&state=forged`, pending),
+        "AuthenticationError"
+      )
+      server.onToken({ status: 503 })
+      failure(await provider.completeAuthorization(callback, pending), "TransportError")
+      ok(await provider.completeAuthorization(callback, pending))
+      const again = failure(await provider.completeAuthorization(callback, pending), "AuthenticationError")
+      assert.match(again.message, /single-use/)
+      assert.equal(server.tokenRequests().length, 2)
+      await provider.close()
+    }
+  },
+  {
     id: "redirect URIs: https or http on a loopback IP literal; localhost, other http hosts, ftp, userinfo, fragments refused",
     run: async (driver, server) => {
       for (const accepted of ["https://app.example/callback", "http://127.0.0.1:8123/cb", "http://[::1]:8123/cb"]) {

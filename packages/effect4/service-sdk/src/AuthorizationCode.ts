@@ -12,6 +12,7 @@ import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import { type ProtocolOptions, secretValue } from "./internal/config.js"
+import * as PendingSignIns from "./internal/pendingSignIns.js"
 import * as Provider from "./internal/provider.js"
 import * as SingleFlight from "./internal/singleFlight.js"
 import * as OAuthClient from "./OAuthClient.js"
@@ -150,9 +151,12 @@ export const make = (
       whenCacheDown: "fail",
       entryGone: "keep"
     })
+    const signIns = PendingSignIns.make()
     const keep = (token: TokenInfo) => {
       const bound = Provider.bind(protocol, token)
-      return Effect.as(flight.store(bound), bound)
+      return flight
+        .store(bound)
+        .pipe(Effect.andThen(Effect.logDebug("AuthorizationCode: code exchanged for tokens")), Effect.as(bound))
     }
     return {
       getAccessToken: flight.getAccessToken,
@@ -161,7 +165,7 @@ export const make = (
       getAuthorizationUrl: oauth.authorizationUrl,
       beginAuthorization: oauth.beginAuthorization,
       completeAuthorization: (callbackUrl, pending) =>
-        Effect.flatMap(oauth.completeAuthorization(callbackUrl, pending), keep).pipe(
+        Effect.flatMap(signIns.once(pending, oauth.completeAuthorization(callbackUrl, pending)), keep).pipe(
           Effect.withSpan("AuthorizationCode.completeAuthorization")
         ),
       signInEndsAt: Provider.signInEnd(resolved.cache, Provider.accepts(protocol), protocol.refreshTokenLifetime),

@@ -16,7 +16,6 @@ import * as Pkce from "../Pkce.js"
 import { AuthenticationError, ConfigurationError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
 import { ENV, type ResolvedProtocol, normalizeScope, secretValue } from "./config.js"
-import * as PendingSignIns from "./pendingSignIns.js"
 import * as SignIn from "./signIn.js"
 import { randomState } from "@service-sdk/shared/pkce"
 import { cleanUntrustedText } from "@service-sdk/shared/redact"
@@ -116,7 +115,6 @@ export interface ParseResponseUrlOptions {
 /** The protocol steps of one client over `endpoint`. */
 export const make = (config: ResolvedProtocol, endpoint: TokenEndpoint.TokenEndpoint): Service => {
   const publicClient = config.clientSecret === undefined
-  const memory = PendingSignIns.make()
 
   // RFC 6749 §4.1.1, RFC 7636 §4.3
   const authorizationUrl = (options: AuthorizationUrlOptions & { readonly redirectUri?: string | undefined } = {}) => {
@@ -211,20 +209,8 @@ export const make = (config: ResolvedProtocol, endpoint: TokenEndpoint.TokenEndp
     yield* checkState(query, pending.state)
     yield* checkIssuer(query, config.issuer, config.requireIss)
     const code = yield* readCode(query)
-    // used up only by the token endpoint's answer to this code (claimed while it is exchanged)
-    const key = memory.claim(pending)
-    if (key === undefined) {
-      return yield* authFailure("this sign-in was completed already: a pending authorization is single-use", {
-        error: "invalid_grant",
-        error_description: "the pending authorization was completed already"
-      })
-    }
-    // used up only by a definitive answer: after a transport failure the same callback may be completed again
-    return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier, redirectUri: pending.redirectUri }).pipe(
-      Effect.tapError((error) =>
-        error._tag === "TransportError" ? Effect.sync(() => memory.release(key)) : Effect.void
-      )
-    )
+    // the protocol remembers nothing: the single use of a pending sign-in belongs to its owner (`pendingSignIns`)
+    return yield* exchangeCode(code, { codeVerifier: pending.codeVerifier, redirectUri: pending.redirectUri })
   })
 
   // RFC 6749 §6: a response without a refresh token keeps the one sent

@@ -118,6 +118,12 @@ export const driver: Driver = {
       const value: AuthorizationCodeProvider = {
         ...providerOf(service, scope),
         getAuthorizationUrl: (urlOptions) => service.getAuthorizationUrl(urlOptions),
+        beginAuthorization: async () => {
+          const pending = await Effect.runPromise(service.beginAuthorization())
+          return { url: pending.url, state: pending.state, codeVerifier: Redacted.value(pending.codeVerifier) }
+        },
+        completeAuthorization: (callbackUrl, pending) =>
+          run(Effect.map(service.completeAuthorization(callbackUrl, pending), tokenShape), scope),
         exchangeCode: (code, codeVerifier) =>
           run(
             Effect.map(service.exchangeCode(code, codeVerifier === undefined ? {} : { codeVerifier }), tokenShape),

@@ -5,7 +5,6 @@ import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
 import { TestClock } from "effect/testing"
 import { OAuthClient } from "@service-sdk/effect"
-import { MockHttpClient } from "@service-sdk/effect/testing"
 import { AUTH_URL, credentials, issuing, mock, requests } from "../support/mock.js"
 
 const begin = Effect.gen(function* () {
@@ -61,21 +60,6 @@ describe("completeAuthorization", () => {
       )
       assert.strictEqual(Redacted.value(token.accessToken), "token-1")
     }).pipe(Effect.provide(mock(issuing({ refresh_token: "r" }))))
-  )
-
-  it.effect("a 5xx does not use up the pending sign-in; a definitive answer does", () =>
-    Effect.gen(function* () {
-      const { oauth, pending } = yield* begin
-      const callback = `?code=c&state=${encodeURIComponent(pending.state)}`
-      const first = yield* Effect.flip(oauth.completeAuthorization(callback, pending))
-      assert.strictEqual(first._tag, "TransportError")
-      const control = yield* MockHttpClient
-      yield* control.setHandler(issuing({ refresh_token: "r" }))
-      yield* oauth.completeAuthorization(callback, pending)
-      const third = yield* Effect.flip(oauth.completeAuthorization(callback, pending))
-      assert.match(third.message, /completed already/)
-      assert.strictEqual((yield* requests).length, 2)
-    }).pipe(Effect.provide(mock(() => ({ status: 503 }))))
   )
 
   it.effect("the state is checked before anything else: a forged callback with an error is a state mismatch", () =>
