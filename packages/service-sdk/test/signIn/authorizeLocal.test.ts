@@ -26,7 +26,8 @@ import {
   TransportError
 } from "@service-sdk/effect"
 import { type MockHandler, MockHttpClient, type MockResponse } from "@service-sdk/effect/testing"
-import { BrowserOpener, BrowserOpenError, browserCommand } from "../../src/internal/local/browser.js"
+import { browserCommand } from "@service-sdk/shared/browserCommand"
+import { BrowserOpener, BrowserOpenError } from "../../src/internal/local/browser.js"
 import { escapeHtml, failurePage, successPage } from "../../src/internal/local/pages.js"
 import { parseLoopbackRedirect } from "../../src/internal/local/redirectUri.js"
 import { randomState, STATE_BYTES } from "@service-sdk/shared/pkce"

@@ -7,26 +7,10 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { type ChildProcess, spawn } from "node:child_process"
+import { browserCommand } from "@service-sdk/shared/browserCommand"
 
 /** The browser could not be started. `reason` never contains the URL. */
 export class BrowserOpenError extends Data.TaggedError("BrowserOpenError")<{ readonly reason: string }> {}
-
-/** The command that hands `url` to the platform's default browser. */
-export const browserCommand = (
-  platform: NodeJS.Platform,
-  url: string
-): { readonly command: string; readonly args: ReadonlyArray<string> } => {
-  switch (platform) {
-    case "darwin":
-      return { command: "open", args: [url] }
-    // Not `cmd /c start`: cmd would read the URL's `&` as a command separator and expand `%…%`. rundll32 passes the
-    // URL to the default handler as is.
-    case "win32":
-      return { command: "rundll32", args: ["url.dll,FileProtocolHandler", url] }
-    default:
-      return { command: "xdg-open", args: [url] }
-  }
-}
 
 /** How long to watch the opener for a failing exit status; a still-running opener counts as success. */
 const EXIT_GRACE = "2 seconds"

@@ -4,17 +4,13 @@
  */
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
+import { browserCommand } from "@service-sdk/shared/browserCommand"
 
 /** Starts the platform's opener, detached. */
 export const openBrowser = (url: string) =>
   Effect.callback<void>((resume) => {
-    const [command, args] =
-      process.platform === "darwin"
-        ? ["open", [url]]
-        : process.platform === "win32"
-          ? ["cmd", ["/c", "start", "", url]]
-          : ["xdg-open", [url]]
-    const child = spawn(command, args as Array<string>, { stdio: "ignore", detached: true })
+    const { args, command } = browserCommand(process.platform, url)
+    const child = spawn(command, [...args], { stdio: "ignore", detached: true, windowsHide: true })
     child.once("error", () =>
       resume(Effect.logWarning("authorizeLocal: could not open a browser; open the URL printed"))
     )
