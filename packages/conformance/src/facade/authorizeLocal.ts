@@ -128,6 +128,36 @@ export const authorizeLocal = (line: FacadeLine): void => {
       expect(await canBind(port)).toBe(true)
     })
 
+    it("answers another method with 405 (Allow: GET) and another path with 404; pages are never cached nor referred", async () => {
+      const { provider } = await makeProvider()
+      await using _ = provider
+      const seen: Array<{ status: number; allow: string | null; cache: string | null; referrer: string | null }> = []
+      await provider.authorizeLocal({
+        openBrowser: false,
+        onAuthorizationUrl: async (url: string) => {
+          const callback = new URL(new URL(url).searchParams.get("redirect_uri")!)
+          for (const [target, method] of [
+            [callback, "POST"],
+            [new URL("/elsewhere", callback), "GET"]
+          ] as const) {
+            const response = await fetch(target, { method })
+            await response.text()
+            seen.push({
+              status: response.status,
+              allow: response.headers.get("allow"),
+              cache: response.headers.get("cache-control"),
+              referrer: response.headers.get("referrer-policy")
+            })
+          }
+          await redirectBack(url, { code: "c" })
+        }
+      })
+      expect(seen).toEqual([
+        { status: 405, allow: "GET", cache: "no-store", referrer: "no-referrer" },
+        { status: 404, allow: null, cache: "no-store", referrer: "no-referrer" }
+      ])
+    })
+
     it("asyncAuthorizeLocal with a plain callback works the same", async () => {
       const { provider } = await makeProvider()
       await using _ = provider

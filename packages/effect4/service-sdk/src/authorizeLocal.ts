@@ -12,7 +12,7 @@ import { AuthorizationCode } from "./AuthorizationCode.js"
 import { positiveDuration } from "./internal/config.js"
 import { openBrowser } from "./internal/local/browser.js"
 import * as CallbackReceiver from "./internal/local/callbackReceiver.js"
-import { page } from "./internal/local/pages.js"
+import { failurePageFor, successPage } from "./internal/local/pages.js"
 import { parseLoopbackRedirect } from "./internal/local/redirectUri.js"
 import type * as OAuthClient from "./OAuthClient.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
@@ -107,12 +107,8 @@ export const authorizeLocal: (
       )
       const token = yield* provider
         .completeAuthorization(`?${callback.query.toString()}`, pending)
-        .pipe(
-          Effect.tapError((error) =>
-            callback.reply(400, page("Sign-in failed", `${error.message}. You can close this window.`))
-          )
-        )
-      yield* callback.reply(200, page("Signed in", "You can close this window and return to the app."))
+        .pipe(Effect.tapError((error) => callback.reply(failurePageFor(error))))
+      yield* callback.reply(successPage())
       return token
     })
   )

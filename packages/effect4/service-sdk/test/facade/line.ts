@@ -41,7 +41,7 @@ export const line: FacadeLine = {
     }
   },
   wording: {
-    signedInPage: "Signed in",
+    signedInPage: "Authorization complete",
     signOutWithoutClear: /cannot sign out/
   }
 }

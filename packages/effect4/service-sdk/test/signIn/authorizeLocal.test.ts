@@ -49,7 +49,7 @@ describe("authorizeLocal", () => {
       assert.isDefined(token.refreshToken)
       assert.isTrue(Option.isSome(yield* cache.get))
       yield* Effect.sleep("50 millis")
-      assert.match(page, /^200 .*Signed in/s)
+      assert.match(page, /^200 .*Authorization complete/s)
     })
   )
 

@@ -98,7 +98,7 @@ describe("Effect 4 line: consent → loopback redirect in headless Chromium", ()
         const response = await clickThrough(page, url, callback, "#approve")
         expect(response.status()).toBe(200)
         expect(new URL(response.url()).searchParams.get("code")).toBeTruthy()
-        expect(await page.textContent("body")).toMatch(/Signed in/)
+        expect(await page.textContent("body")).toMatch(/Authorization complete/)
       } finally {
         await page.close()
       }

@@ -9,17 +9,7 @@ import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
 import { ConfigurationError } from "../../ServiceError.js"
 import { describeCause } from "@service-sdk/shared/redact"
-import type { Page } from "./pages.js"
-
-/** Headers of every page: no caching, no Referer carrying the callback's query elsewhere, nothing active. */
-const PAGE_HEADERS: Readonly<Record<string, string>> = {
-  "content-type": "text/html; charset=utf-8",
-  "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
-  "x-content-type-options": "nosniff",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-  connection: "close"
-}
+import { PAGE_HEADERS, type Page } from "@service-sdk/shared/loopbackPages"
 
 /** Sends `page` and waits until it is handed to the OS (or the client went away). */
 export const send = (

@@ -2,20 +2,21 @@
  * Receiving the authorization response (RFC 6749 §4.1.2) on the loopback server. Until the sign-in's state is known,
  * and afterwards for a callback without it, the answer is a 400 page and the callback is ignored: any web page can
  * reach the port, so only the state the server echoes may end the flow (RFC 6749 §10.12). The first callback with
- * the state is handed over, its browser tab waiting for the final page; later ones get 409, other paths 404.
+ * the state is handed over, its browser tab waiting for the final page; later ones get 409, other paths 404, other
+ * methods 405.
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { ConfigurationError } from "../../ServiceError.js"
 import * as LoopbackServer from "./loopbackServer.js"
-import { page } from "./pages.js"
+import { alreadyReceivedPage, failurePage, methodNotAllowedPage, notFoundPage, type Page } from "./pages.js"
 import type { LoopbackRedirect } from "./redirectUri.js"
 
 export interface Callback {
   readonly query: URLSearchParams
   /** Sends the final page and ends the response. */
-  readonly reply: (status: number, html: string) => Effect.Effect<void>
+  readonly reply: (page: Page) => Effect.Effect<void>
 }
 
 export interface Receiver {
@@ -33,22 +34,21 @@ export const receive = (redirect: LoopbackRedirect): Effect.Effect<Receiver, Con
     let expected: string | undefined
     const port = yield* LoopbackServer.listen(redirect, (request, response) => {
       const url = new URL(request.url ?? "/", "http://loopback")
-      if (request.method !== "GET" || url.pathname !== redirect.path) {
-        response.writeHead(404, { "content-type": "text/plain" }).end("not found")
-        return
-      }
+      if (url.pathname !== redirect.path) return LoopbackServer.sendPage(response, notFoundPage())
+      if (request.method !== "GET") return LoopbackServer.sendPage(response, methodNotAllowedPage(), { allow: "GET" })
       if (expected === undefined || url.searchParams.get("state") !== expected) {
         // any web page can reach the port: only the state the server echoes may end the flow (RFC 6749 §10.12)
-        LoopbackServer.sendPage(
+        return LoopbackServer.sendPage(
           response,
-          400,
-          page("Not this sign-in", "This response does not belong to the sign-in in progress.")
+          failurePage({
+            error: "invalid_state",
+            description: "This response does not belong to the sign-in in progress."
+          })
         )
-        return
       }
-      const reply = (status: number, html: string) => Effect.sync(() => LoopbackServer.sendPage(response, status, html))
+      const reply = (page: Page) => Effect.sync(() => LoopbackServer.sendPage(response, page))
       if (!Deferred.doneUnsafe(arrived, Effect.succeed({ query: url.searchParams, reply }))) {
-        response.writeHead(409, { "content-type": "text/plain" }).end("this sign-in has been answered already")
+        LoopbackServer.sendPage(response, alreadyReceivedPage())
       }
     })
     const host = redirect.host === "::1" ? "[::1]" : redirect.host

@@ -6,13 +6,23 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
 import type { ConfigurationError } from "../../ServiceError.js"
+import { PAGE_HEADERS, type Page } from "@service-sdk/shared/loopbackPages"
 import { describeCause } from "@service-sdk/shared/redact"
 import { invalid, type LoopbackRedirect } from "./redirectUri.js"
 
-/** Sends an HTML page (never cached) and ends the response. */
-export const sendPage = (response: Http.ServerResponse, status: number, html: string): void => {
-  response.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" })
-  response.end(html)
+/** Sends `page` (never cached, nothing active, no Referer) and ends the response. */
+export const sendPage = (
+  response: Http.ServerResponse,
+  page: Page,
+  headers: Readonly<Record<string, string>> = {}
+): void => {
+  if (response.writableEnded || response.destroyed) return
+  response.writeHead(page.status, {
+    ...PAGE_HEADERS,
+    ...headers,
+    "content-length": String(Buffer.byteLength(page.html))
+  })
+  response.end(page.html)
 }
 
 /**

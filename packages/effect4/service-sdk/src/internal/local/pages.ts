@@ -1,11 +1,28 @@
 /**
- * The small HTML pages the loopback server answers with: a title and a line, every piece of text cleaned of
- * control and invisible characters and escaped.
+ * The pages of the loopback server (`@service-sdk/shared/loopbackPages`, the same on both lines), and the failure page
+ * for this line's errors.
  */
-import { cleanUntrustedText } from "@service-sdk/shared/redact"
+import type { AuthenticationError, ServiceError } from "../../ServiceError.js"
+import { failurePage, type Page } from "@service-sdk/shared/loopbackPages"
 
-const escape = (text: string) => cleanUntrustedText(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+export {
+  alreadyReceivedPage,
+  escapeHtml,
+  failurePage,
+  methodNotAllowedPage,
+  notFoundPage,
+  type Page,
+  successPage
+} from "@service-sdk/shared/loopbackPages"
 
-/** A page with `title` and `detail` (plain text, escaped here). */
-export const page = (title: string, detail: string) =>
-  `<!doctype html><html><head><meta charset="utf-8"><title>${escape(title)}</title></head><body><h1>${escape(title)}</h1><p>${escape(detail)}</p></body></html>`
+/** The failure page for an error of the flow: the OAuth `error` when there is one, else the error's safe message. */
+export const failurePageFor = (error: ServiceError): Page => {
+  if (error._tag === "AuthenticationError") {
+    const payload = (error as AuthenticationError).payload
+    return payload !== undefined
+      ? failurePage({ status: 400, error: payload.error, description: payload.error_description })
+      : failurePage({ status: 400, description: error.message })
+  }
+  // The browser's request was fine; what failed was behind it (the token endpoint, the cache).
+  return failurePage({ status: error._tag === "TransportError" ? 502 : 500, description: error.message })
+}
