@@ -14,6 +14,7 @@ import type * as Scope from "effect/Scope"
 import { type ProtocolOptions, secretValue } from "./internal/config.js"
 import * as PendingSignIns from "./internal/pendingSignIns.js"
 import * as Provider from "./internal/provider.js"
+import * as RefreshGrant from "./internal/refreshGrant.js"
 import * as SingleFlight from "./internal/singleFlight.js"
 import * as OAuthClient from "./OAuthClient.js"
 import type { AuthenticationError, ConfigurationError, TokenCacheError, TransportError } from "./ServiceError.js"
@@ -135,7 +136,7 @@ export const make = (
     const resolved = yield* Provider.resolve(options)
     const { oauth, protocol } = resolved
     const initial = secretValue(options.refreshToken)
-    const renew = Provider.refreshGrant(oauth, {
+    const renew = RefreshGrant.make(oauth, {
       initialRefreshToken: initial !== undefined && initial.trim() !== "" ? Redacted.make(initial.trim()) : undefined,
       noTokenMessage: "no token: call exchangeCode first (or pass a refreshToken)",
       name: "AuthorizationCode",

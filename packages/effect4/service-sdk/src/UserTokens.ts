@@ -16,6 +16,7 @@ import type * as Scope from "effect/Scope"
 import type { ProtocolOptions } from "./internal/config.js"
 import { positiveDuration } from "./internal/config.js"
 import * as Provider from "./internal/provider.js"
+import * as RefreshGrant from "./internal/refreshGrant.js"
 import * as SingleFlight from "./internal/singleFlight.js"
 import * as SharedHold from "./internal/sharedHold.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError } from "./ServiceError.js"
@@ -107,7 +108,7 @@ export const make = (
     const users = yield* RcMap.make({
       lookup: (userId: string) => {
         const cache = store(userId)
-        const refresh = Provider.refreshGrant(oauth, {
+        const refresh = RefreshGrant.make(oauth, {
           noTokenMessage: NOT_SIGNED_IN,
           name: "UserTokens",
           refreshTokenLifetime: protocol.refreshTokenLifetime

@@ -1,0 +1,88 @@
+/**
+ * The shared outcome: callers that arrive while a renewal runs wait for it together and get its token, or its
+ * failure, all at once (the next call after that renews again). When it was interrupted they go on: one of them
+ * renews.
+ */
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as MutableRef from "effect/MutableRef"
+import type * as Redacted from "effect/Redacted"
+import * as State from "./state.js"
+
+/** A joinable renewal: `self` joins the one under way or leads one; `enter` is the same, without `suspend`. */
+export interface Joinable {
+  readonly self: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>
+  /** What to run now: join the renewal under way, or lead one. */
+  readonly enter: () => Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>
+}
+
+export const make = (
+  cell: State.Cell,
+  /** What each waiter of an interrupted renewal runs (the single flight's stale path: the first leads the next). */
+  again: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>
+) => {
+  /**
+   * Joins the renewal under way (its outcome shared: a failure fails every waiter at once), or leads one running
+   * `work`. A renewal that was interrupted lets a waiter lead the next one; a joined token that is not `usable` (the
+   * one a 401 rejected) makes the caller lead another; `usable` undefined: any token of the renewal will do (a joiner
+   * then only awaits it).
+   */
+  const joinOrLeadWith = (
+    work: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>,
+    usable: ((token: Redacted.Redacted<string>) => boolean) | undefined
+  ): Joinable => {
+    const lead = Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function* () {
+        // the fiber may have yielded since it looked: another caller may lead by now
+        const other = MutableRef.get(cell).renewing
+        if (other !== undefined) return yield* restore(join(other))
+        let settle!: (outcome: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>) => void
+        const running: State.Renewing = {
+          outcome: new Promise((resolve) => {
+            settle = resolve
+          })
+        }
+        State.update(cell, () => ({ renewing: running }))
+        const exit = yield* Effect.exit(restore(work))
+        State.update(cell, (state) => (state.renewing === running ? { renewing: undefined } : {}))
+        settle(Exit.hasInterrupts(exit) ? again : exit)
+        return yield* exit
+      })
+    )
+    // a herd's joiners share one effect per renewal: nothing is made per caller
+    let joined:
+      | {
+          readonly running: State.Renewing
+          readonly effect: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>
+        }
+      | undefined
+    const join = (running: State.Renewing): Effect.Effect<Redacted.Redacted<string>, State.TokenFailure> => {
+      if (joined === undefined || joined.running !== running) {
+        // each waiter's fiber subscribes to the promise itself (its `then`), so it resumes in its own context
+        const outcome = Effect.flatten(Effect.promise(() => running.outcome))
+        const effect =
+          usable === undefined
+            ? outcome
+            : Effect.flatMap(outcome, (token) => (usable(token) ? Effect.succeed(token) : self))
+        joined = { running, effect }
+      }
+      return joined.effect
+    }
+    const enter = (): Effect.Effect<Redacted.Redacted<string>, State.TokenFailure> => {
+      const running = MutableRef.get(cell).renewing
+      return running === undefined ? lead : join(running)
+    }
+    const self: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure> = Effect.suspend(enter)
+    return { self, enter }
+  }
+
+  const joinOrLead = (
+    work: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>,
+    usable: ((token: Redacted.Redacted<string>) => boolean) | undefined
+  ): Effect.Effect<Redacted.Redacted<string>, State.TokenFailure> => joinOrLeadWith(work, usable).self
+
+  /** Whether a renewal is under way. */
+  const busy = () => MutableRef.get(cell).renewing !== undefined
+
+  return { joinOrLeadWith, joinOrLead, busy }
+}

@@ -1,0 +1,143 @@
+/**
+ * One renewal: `renew` with the newest token known, then the new token written over the entry the renewal read.
+ * When the entry changed meanwhile (the write is refused), the newer entry is served: the loser of a rotation race
+ * serves the winner's token. On `invalid_grant`, the entry is read again (another process may have rotated the
+ * refresh token), and the rejected refresh token is marked in the entry it came from, never over a newer one.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as MutableRef from "effect/MutableRef"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import type { AuthenticationError, TransportError } from "../../ServiceError.js"
+import type { TokenInfo } from "../../TokenInfo.js"
+import { sleepOnLiveClock } from "../liveServices.js"
+import { RACE_READ_PAUSE_MILLIS, RACE_READS } from "@service-sdk/shared/fleetRules"
+import type { Memo } from "./memo.js"
+import type { SharedWrite } from "./sharedWrite.js"
+import * as State from "./state.js"
+
+/**
+ * A renewal's `invalid_grant` (RFC 6749 §5.2): `error` for the callers, and `rejected`, the entry to store so that
+ * no process sends that refresh token again (`refreshRejected` set), when there is one.
+ */
+export class RefreshRejected {
+  readonly _tag = "RefreshRejected"
+  constructor(
+    readonly error: AuthenticationError,
+    readonly rejected: TokenInfo | undefined
+  ) {}
+}
+
+export type Renew = (
+  current: Option.Option<TokenInfo>
+) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | RefreshRejected>
+
+/** Where the renewal's token goes: the shared entry it read (`expected`), or this process alone (degraded mode). */
+export type Target =
+  | { readonly _tag: "Shared"; readonly expected: Option.Option<TokenInfo> }
+  | { readonly _tag: "Local" }
+
+export const make = (options: {
+  readonly name: string
+  readonly skewMillis: number
+  readonly memo: Memo
+  readonly writer: SharedWrite
+  readonly renew: Renew
+  readonly accepts: (token: TokenInfo) => boolean
+  /** "signedOut": a renewal that finds the entry emptied meanwhile does not write it back (a sign-out elsewhere). */
+  readonly entryGone: "signedOut" | "keep"
+}) => {
+  const { accepts, memo, name, skewMillis, writer } = options
+
+  const fresh = (token: TokenInfo, now: number) =>
+    token.refreshRejected !== true && now < State.staleAt(token, skewMillis)
+
+  /** The entry, when it is this provider's, fresh and `usable`: served instead of ours. */
+  const servable = (entry: Option.Option<TokenInfo>, usable: (token: TokenInfo) => boolean) =>
+    Effect.map(Clock.currentTimeMillis, (now) =>
+      Option.filter(entry, (token) => accepts(token) && fresh(token, now) && usable(token))
+    )
+
+  /** Writes `token` over `expected`; a refused write serves the newer entry, or ours over an older one of ours. */
+  const writeRenewed = (
+    expected: Option.Option<TokenInfo>,
+    token: TokenInfo,
+    usable: (token: TokenInfo) => boolean
+  ): Effect.Effect<Redacted.Redacted<string>> =>
+    Effect.gen(function* () {
+      let against = expected
+      for (let attempt = 0; attempt < 3; attempt++) {
+        // a write that failed is retried in the background: the token is good, and served meanwhile
+        const written = yield* writer.write(against, token)
+        if (written._tag !== "Refused") break
+        const now = written.now
+        const newer = yield* servable(now, usable)
+        if (Option.isSome(newer)) {
+          memo.remember(newer.value)
+          yield* Effect.logDebug(`${name}: another process renewed first; serving its token`)
+          return newer.value.accessToken
+        }
+        if (Option.isNone(now) && options.entryGone === "signedOut") {
+          memo.forget()
+          break
+        }
+        // an older token of ours (a stale or marked entry, a store that lost writes): ours is newer
+        if (Option.isSome(now) && !(accepts(now.value) && now.value.expiresAt < token.expiresAt)) {
+          yield* Effect.logWarning(`${name}: the token cache holds another token; the renewed one is not written`)
+          break
+        }
+        against = now
+      }
+      memo.remember(token)
+      return token.accessToken
+    })
+
+  /** The token of a renewal elsewhere that rotated ours out, read `RACE_READS` times (`shared/fleetRules.ts`). */
+  const winnerOfRace = (usable: (token: TokenInfo) => boolean, current: Option.Option<TokenInfo>) =>
+    Effect.gen(function* () {
+      for (let attempt = 0; attempt < RACE_READS; attempt++) {
+        // the other process writes in real time: this pause is on the live clock whatever clock the provider has
+        if (attempt > 0) yield* sleepOnLiveClock(RACE_READ_PAUSE_MILLIS)
+        const now = yield* Effect.orElseSucceed(memo.readCache, () => Option.none<TokenInfo>())
+        const other = yield* servable(now, usable)
+        if (
+          Option.isSome(other) &&
+          !Option.exists(current, (t) => State.same(t.accessToken, other.value.accessToken))
+        ) {
+          return other
+        }
+      }
+      return Option.none<TokenInfo>()
+    })
+
+  const renewNow = (usable: (token: TokenInfo) => boolean, target: Target) =>
+    Effect.gen(function* () {
+      const current = Option.fromUndefinedOr(MutableRef.get(memo.cell).memo?.token)
+      const started = yield* Clock.currentTimeMillis
+      const renewed = yield* Effect.result(options.renew(current))
+      if (renewed._tag === "Failure") {
+        const failure = renewed.failure
+        if (failure._tag !== "RefreshRejected") return yield* Effect.fail(failure)
+        if (target._tag === "Shared") {
+          // another process may have renewed with a newer refresh token: ours was then rotated out, and the winner
+          // may still be writing its token (no lock, or a lock lost in a failover): read a few times
+          const other = yield* winnerOfRace(usable, current)
+          if (Option.isSome(other)) return other.value.accessToken
+          if (failure.rejected !== undefined) yield* writer.mark(target.expected, failure.rejected)
+        }
+        if (failure.rejected !== undefined) memo.remember(failure.rejected)
+        return yield* Effect.fail(failure.error)
+      }
+      const now = yield* Clock.currentTimeMillis
+      const token = State.fromRequestStart(renewed.success, started, now)
+      yield* Effect.logDebug(`${name}: token refreshed, expires in ${Math.round(token.expiresAt - now / 1000)} s`)
+      if (target._tag === "Local") {
+        memo.remember(token)
+        return token.accessToken
+      }
+      return yield* writeRenewed(target.expected, token, usable)
+    })
+
+  return renewNow
+}
