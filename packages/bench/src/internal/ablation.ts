@@ -43,8 +43,9 @@ export const ablatedSdk = async <A>(
       {
         name: "unbounded-attempt",
         setup(builder) {
-          // every package stays external: the ablated SDK runs on the same effect and platform as the real one
-          builder.onResolve({ filter: /^[^./]/ }, (args) =>
+          // every package stays external (the ablated SDK runs on the same effect and platform as the real one); the
+          // SDK's own subpath imports (`#file-cache`) are bundled, resolved as Node resolves them
+          builder.onResolve({ filter: /^[^./#]/ }, (args) =>
             args.kind === "entry-point" ? undefined : { path: args.path, external: true }
           )
           builder.onLoad({ filter: /[\\/]client[\\/]attemptTimeout\.js$/ }, () => {
