@@ -164,6 +164,7 @@ const runtimesThroughput = (context: Context) => {
           .trim()
           .split("\n")[0]!
           .replace(/^deno /, "")
+          .split(" ")[0]!
       : undefined
   }
   const runtimes = [
