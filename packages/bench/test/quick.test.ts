@@ -82,15 +82,22 @@ describe("npm run bench -- --quick", () => {
       expect(tokenRequests.length).toBeGreaterThanOrEqual(4)
       for (const figure of tokenRequests)
         expect({ figure: figure.label, requests: figure.value }).toEqual({ figure: figure.label, requests: 1 })
-      // @service-sdk/promise: one package installed, and its herd makes one token request
+      // @service-sdk/promise: one package installed, and its herds (K = 1,000 and 10,000) make one token request each
       const promisePart = report.parts.find((part) => part.id === 12)!
       const counts = promisePart.figures.filter((figure) => figure.unit === "requests")
-      expect(counts.map((figure) => figure.value)).toEqual([1, 1])
+      expect(counts.map((figure) => figure.value)).toEqual([1, 1, 1])
+      // issue 43's like-for-like rows: part 4 against the raw client with Effect.timeout, part 16 against its floor
+      const requestRows = report.parts.find((part) => part.id === 4)!.figures
+      expect(
+        requestRows.filter((figure) => figure.label.includes("raw + Effect.timeout")).length
+      ).toBeGreaterThanOrEqual(2)
+      expect(report.targets.filter((target) => target.figure.includes("raw + Effect.timeout")).length).toBe(2)
       // many users' renewals: one token request per user, not per caller
       const renewals = report.parts.find((part) => part.id === 16)!
       expect(renewals.figures.filter((figure) => figure.unit === "requests").map((figure) => figure.value)).toEqual([
         200
       ])
+      expect(renewals.figures.some((figure) => figure.label.includes("over its floor"))).toBe(true)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -14,7 +14,9 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
+import { fileURLToPath } from "node:url"
 import { ClientCredentials, ServiceClient, TokenProvider } from "@service-sdk/effect"
+import { ablatedSdk, EFFECT3_UNBOUNDED } from "./ablation.js"
 import { repeat } from "./context.js"
 
 /** Where the emulator is and its default client. */
@@ -48,20 +50,27 @@ export interface Line {
   readonly freshProvider: () => Promise<FreshProvider>
   /**
    * `count` GETs of `path` (body read as JSON), `concurrency` in flight: through `ServiceClient.http`, through a
-   * raw `HttpClient` with a fixed bearer header (the baseline), both on the line's `FetchHttpClient`, and `count`
-   * `albums.get(album)` (Schema-decoded) through the same client
+   * raw `HttpClient` with a fixed bearer header, bare and with `Effect.timeout` per request at the SDK's default
+   * attempt timeout (the like-for-like baseline), all on the line's `FetchHttpClient`, and `count`
+   * `albums.get(album)` (Schema-decoded) through the same client; the same two through an ablation of the SDK with
+   * the per-attempt bound removed (`ablation.ts`; undefined, with the reason, when it cannot be built)
    */
-  readonly requests: (
-    path: string,
-    album: string,
-    count: number,
-    concurrency: number
-  ) => Promise<{
-    readonly sdk: () => Promise<unknown>
-    readonly raw: () => Promise<unknown>
-    readonly typed: () => Promise<unknown>
-  }>
+  readonly requests: (path: string, album: string, count: number, concurrency: number) => Promise<Requests>
 }
+
+/** What `Line.requests` returns: one batch each. */
+export interface Requests {
+  readonly sdk: () => Promise<unknown>
+  readonly raw: () => Promise<unknown>
+  readonly bounded: () => Promise<unknown>
+  readonly typed: () => Promise<unknown>
+  readonly unbounded:
+    | { readonly sdk: () => Promise<unknown>; readonly typed: () => Promise<unknown> }
+    | { readonly missing: string }
+}
+
+/** The SDK's default per-attempt timeout (`ServiceClientOptions.timeout`, default 30 s; both lines). */
+export const SDK_ATTEMPT_TIMEOUT = "30 seconds"
 
 /** The Effect 3 line (service-sdk 1.x), on `@effect/platform`'s `FetchHttpClient`. */
 export const effect3Line = async (target: Target, effectVersion: string): Promise<Line> => {
@@ -141,15 +150,47 @@ export const effect3Line = async (target: Target, effectVersion: string): Promis
       )
       const sdk = gets(client.http, path, count, concurrency)
       const base = gets(raw, path, count, concurrency)
-      const typed = Effect.forEach(
-        Array.from({ length: count }, () => album),
-        (id) => client.albums.get(id),
+      const bounded = Effect.forEach(
+        Array.from({ length: count }, () => path),
+        (each) =>
+          Effect.timeout(
+            Effect.flatMap(raw.get(each), (response) => response.json),
+            SDK_ATTEMPT_TIMEOUT
+          ),
         { concurrency, discard: true }
       )
+      const albums = (service: { readonly albums: typeof client.albums }) =>
+        Effect.forEach(
+          Array.from({ length: count }, () => album),
+          (id) => service.albums.get(id),
+          { concurrency, discard: true }
+        )
+      const typed = albums(client)
+      const ablation = await ablatedSdk<typeof import("@service-sdk/effect")>(
+        import.meta.resolve("@service-sdk/effect"),
+        fileURLToPath(new URL("../ablation/effect3.js", import.meta.url)),
+        EFFECT3_UNBOUNDED
+      )
+      let unbounded: Requests["unbounded"]
+      if ("module" in ablation) {
+        const ablated = await Effect.runPromise(
+          ablation.module.ServiceClient.make({ apiUrl: target.apiUrl }).pipe(
+            Effect.provideService(ablation.module.TokenProvider, provider),
+            Effect.provideService(HttpClient.HttpClient, http)
+          )
+        )
+        const ablatedSdk = gets(ablated.http, path, count, concurrency)
+        const ablatedTyped = albums(ablated)
+        unbounded = { sdk: () => Effect.runPromise(ablatedSdk), typed: () => Effect.runPromise(ablatedTyped) }
+      } else {
+        unbounded = ablation
+      }
       return {
         sdk: () => Effect.runPromise(sdk),
         raw: () => Effect.runPromise(base),
-        typed: () => Effect.runPromise(typed)
+        bounded: () => Effect.runPromise(bounded),
+        typed: () => Effect.runPromise(typed),
+        unbounded
       }
     }
   }

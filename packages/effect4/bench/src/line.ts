@@ -14,7 +14,9 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import { ClientCredentials, ServiceClient } from "@service-sdk/effect"
-import type { Line, Target } from "../../../bench/dist/internal/line.js"
+import { fileURLToPath } from "node:url"
+import { ablatedSdk, EFFECT4_UNBOUNDED } from "../../../bench/dist/internal/ablation.js"
+import { type Line, type Requests, SDK_ATTEMPT_TIMEOUT, type Target } from "../../../bench/dist/internal/line.js"
 
 /** `effect` run `n` times in sequence, in one Effect. */
 const repeat = <A, E>(effect: Effect.Effect<A, E>, n: number): Effect.Effect<void, E> => {
@@ -110,15 +112,46 @@ export const effect4Line = async (target: Target, effectVersion: string): Promis
       )
       const sdk = gets(client.http, path, count, concurrency)
       const base = gets(raw, path, count, concurrency)
-      const typed = Effect.forEach(
-        Array.from({ length: count }, () => album),
-        (id) => client.albums.get(id),
+      const bounded = Effect.forEach(
+        Array.from({ length: count }, () => path),
+        (each) =>
+          Effect.timeout(
+            Effect.flatMap(raw.get(each), (response) => response.json),
+            SDK_ATTEMPT_TIMEOUT
+          ),
         { concurrency, discard: true }
       )
+      const albums = (service: { readonly albums: typeof client.albums }) =>
+        Effect.forEach(
+          Array.from({ length: count }, () => album),
+          (id) => service.albums.get(id),
+          { concurrency, discard: true }
+        )
+      const typed = albums(client)
+      const ablation = await ablatedSdk<typeof import("@service-sdk/effect")>(
+        import.meta.resolve("@service-sdk/effect"),
+        fileURLToPath(new URL("./ablation/effect4.js", import.meta.url)),
+        EFFECT4_UNBOUNDED
+      )
+      let unbounded: Requests["unbounded"]
+      if ("module" in ablation) {
+        const ablated = await Effect.runPromise(
+          ablation.module.ServiceClient.makeWith(provider, { apiUrl: target.apiUrl }).pipe(
+            Effect.provideService(HttpClient.HttpClient, http)
+          )
+        )
+        const ablatedSdk = gets(ablated.http, path, count, concurrency)
+        const ablatedTyped = albums(ablated)
+        unbounded = { sdk: () => Effect.runPromise(ablatedSdk), typed: () => Effect.runPromise(ablatedTyped) }
+      } else {
+        unbounded = ablation
+      }
       return {
         sdk: () => Effect.runPromise(sdk),
         raw: () => Effect.runPromise(base),
-        typed: () => Effect.runPromise(typed)
+        bounded: () => Effect.runPromise(bounded),
+        typed: () => Effect.runPromise(typed),
+        unbounded
       }
     }
   }
