@@ -111,6 +111,16 @@ export const signIn: ReadonlyArray<Scenario> = [
     }
   },
   {
+    id: "never signed in: AuthenticationError with payload.error no_token at once, no request",
+    run: async (driver, server) => {
+      const provider = ok(await driver.authorizationCode(credentials(server, { redirectUri })))
+      const error = failure(await provider.getAccessToken(), "AuthenticationError")
+      assert.match(error.shown, /no_token/)
+      assert.equal(server.tokenRequests().length, 0)
+      await provider.close()
+    }
+  },
+  {
     id: "OAuthClient.completeAuthorization remembers nothing: the same callback twice is two token requests (SI1)",
     run: async (driver, server) => {
       const oauth = ok(await driver.oauthClient(credentials(server, { redirectUri })))

@@ -65,7 +65,10 @@ export const make = (oauth: Pick<OAuthClient.Service, "refresh">, options: Optio
       return Effect.fail(
         rejected
           ? authFailure(SignInEnd.REJECTED_EARLIER.message, { ...SignInEnd.REJECTED_EARLIER.payload })
-          : authFailure(options.noTokenMessage)
+          : authFailure(options.noTokenMessage, {
+              error: "no_token",
+              error_description: "no token and no refresh token to renew with"
+            })
       )
     }
     const previous = Option.getOrUndefined(current)
