@@ -80,6 +80,16 @@ export interface OAuth {
   readonly clientCredentials: () => Promise<Outcome<TokenShape>>
 }
 
+/** `UserTokens` on a `TokenStore.memory()`. */
+export interface Users {
+  readonly signIn: (userId: string, token: TokenShape) => Promise<Outcome<void>>
+  readonly signOut: (userId: string) => Promise<Outcome<void>>
+  /** the user's stored entry cleared behind `UserTokens` (another process's sign-out) */
+  readonly clearElsewhere: (userId: string) => Promise<Outcome<void>>
+  readonly getAccessToken: (userId: string) => Promise<Outcome<string>>
+  readonly close: () => Promise<void>
+}
+
 export interface ApiOptions {
   readonly apiUrl: string
   readonly maxRetries?: number
@@ -101,6 +111,7 @@ export interface Driver {
   readonly clientCredentials: (options: ProviderOptions) => Promise<Outcome<Provider>>
   readonly authorizationCode: (options: ProviderOptions) => Promise<Outcome<AuthorizationCodeProvider>>
   readonly oauthClient: (options: ProviderOptions) => Promise<Outcome<OAuth>>
+  readonly userTokens: (options: ProviderOptions) => Promise<Outcome<Users>>
   readonly parseResponseUrl: (url: string, expectedState?: string) => Promise<Outcome<string>>
   readonly serviceClient: (options: ApiOptions) => Promise<Outcome<Api>>
 }

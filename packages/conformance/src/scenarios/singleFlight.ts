@@ -100,5 +100,44 @@ export const singleFlight: ReadonlyArray<Scenario> = [
       assert.equal(server.tokenRequests().length, 2)
       await provider.close()
     }
+  },
+  {
+    id: "UserTokens: a sign-out while that user's renewal is under way wins: afterwards no token is served or renewed",
+    run: async (driver, server) => {
+      const users = ok(await driver.userTokens(credentials(server)))
+      // expired: the first call renews
+      ok(await users.signIn("u", { accessToken: "stale", refreshToken: "refresh-u", expiresAt: Date.now() / 1000 - 1 }))
+      server.setTokenDelay(600)
+      const renewing = users.getAccessToken("u")
+      for (let waited = 0; server.tokenRequests().length === 0 && waited < 5000; waited += 20) await sleep(20)
+      assert.equal(server.tokenRequests().length, 1)
+      ok(await users.signOut("u"))
+      // the call that started before the sign-out may get the renewed token (the sign-out waited for it) or fail
+      await renewing
+      server.setTokenDelay(0)
+      // signed out in this process too: no token from memory, no renewal
+      failure(await users.getAccessToken("u"), "AuthenticationError")
+      assert.equal(server.tokenRequests().length, 1)
+      await users.close()
+    }
+  },
+  {
+    id: "UserTokens: an entry cleared elsewhere during that user's renewal is a sign-out: not served, kept or written back",
+    run: async (driver, server) => {
+      const users = ok(await driver.userTokens(credentials(server)))
+      ok(await users.signIn("u", { accessToken: "stale", refreshToken: "refresh-u", expiresAt: Date.now() / 1000 - 1 }))
+      server.setTokenDelay(600)
+      const renewing = users.getAccessToken("u")
+      for (let waited = 0; server.tokenRequests().length === 0 && waited < 5000; waited += 20) await sleep(20)
+      assert.equal(server.tokenRequests().length, 1)
+      // another process signs the user out while the renewal waits for its answer
+      ok(await users.clearElsewhere("u"))
+      const error = failure(await renewing, "AuthenticationError")
+      assert.match(error.message, /signed out/)
+      server.setTokenDelay(0)
+      failure(await users.getAccessToken("u"), "AuthenticationError")
+      assert.equal(server.tokenRequests().length, 1)
+      await users.close()
+    }
   }
 ]

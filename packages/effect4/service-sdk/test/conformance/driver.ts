@@ -11,7 +11,8 @@ import type {
   Outcome,
   Provider,
   ProviderOptions,
-  TokenShape
+  TokenShape,
+  Users
 } from "@service-sdk/conformance"
 import {
   AuthorizationCode,
@@ -20,7 +21,9 @@ import {
   ServiceClient,
   ServiceError,
   TokenCache,
-  type TokenInfo,
+  TokenInfo,
+  TokenStore,
+  UserTokens,
   type TokenProviderService
 } from "@service-sdk/effect"
 import { inspect } from "node:util"
@@ -129,6 +132,38 @@ export const driver: Driver = {
             Effect.map(service.exchangeCode(code, codeVerifier === undefined ? {} : { codeVerifier }), tokenShape),
             scope
           )
+      }
+      return { ok: true, value }
+    }),
+  userTokens: (given) =>
+    scoped(async (scope) => {
+      const made = await run(
+        Effect.flatMap(options(given), (o) =>
+          Effect.flatMap(TokenStore.memory(), (store) =>
+            Effect.map(UserTokens.make({ ...o, store }), (users) => ({ store, users }))
+          )
+        ),
+        scope
+      )
+      if (!made.ok) return made
+      const { store, users } = made.value
+      const value: Users = {
+        signIn: (userId, token) =>
+          run(
+            users.signIn(
+              userId,
+              new TokenInfo({
+                accessToken: Redacted.make(token.accessToken),
+                ...(token.refreshToken === undefined ? {} : { refreshToken: Redacted.make(token.refreshToken) }),
+                expiresAt: token.expiresAt
+              })
+            ),
+            scope
+          ),
+        signOut: (userId) => run(users.signOut(userId), scope),
+        clearElsewhere: (userId) => run(store(userId).clear ?? Effect.die("the memory store clears"), scope),
+        getAccessToken: (userId) => run(Effect.map(users.provider(userId).getAccessToken, Redacted.value), scope),
+        close: () => Effect.runPromise(Scope.close(scope, Exit.void))
       }
       return { ok: true, value }
     }),

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import type { AuthenticationError, TransportError } from "../../ServiceError.js"
+import { AuthenticationError, type TransportError } from "../../ServiceError.js"
 import type { TokenInfo } from "../../TokenInfo.js"
 import { sleepOnLiveClock } from "../liveServices.js"
 import { RACE_READ_PAUSE_MILLIS, RACE_READS } from "@service-sdk/shared/fleetRules"
@@ -64,7 +64,7 @@ export const make = (options: {
     expected: Option.Option<TokenInfo>,
     token: TokenInfo,
     usable: (token: TokenInfo) => boolean
-  ): Effect.Effect<Redacted.Redacted<string>> =>
+  ): Effect.Effect<Redacted.Redacted<string>, AuthenticationError> =>
     Effect.gen(function* () {
       let against = expected
       for (let attempt = 0; attempt < 3; attempt++) {
@@ -79,8 +79,11 @@ export const make = (options: {
           return newer.value.accessToken
         }
         if (Option.isNone(now) && options.entryGone === "signedOut") {
+          // a sign-out elsewhere while we renewed: it wins (neither written back nor served)
           memo.forget()
-          break
+          return yield* new AuthenticationError({
+            message: "not signed in: the token was signed out while it was being renewed (sign in again)"
+          })
         }
         // an older token of ours (a stale or marked entry, a store that lost writes): ours is newer
         if (Option.isSome(now) && !(accepts(now.value) && now.value.expiresAt < token.expiresAt)) {
@@ -123,8 +126,20 @@ export const make = (options: {
           // another process may have renewed with a newer refresh token: ours was then rotated out, and the winner
           // may still be writing its token (no lock, or a lock lost in a failover): read a few times
           const other = yield* winnerOfRace(usable, current)
-          if (Option.isSome(other)) return other.value.accessToken
-          if (failure.rejected !== undefined) yield* writer.mark(target.expected, failure.rejected)
+          if (Option.isSome(other)) {
+            memo.remember(other.value)
+            return other.value.accessToken
+          }
+          if (failure.rejected !== undefined) {
+            // a mark is never written over a newer entry: that entry is the winner's, served instead (SF4)
+            const newer = yield* Effect.flatMap(writer.mark(target.expected, failure.rejected), (now) =>
+              servable(now, usable)
+            )
+            if (Option.isSome(newer)) {
+              memo.remember(newer.value)
+              return newer.value.accessToken
+            }
+          }
         }
         if (failure.rejected !== undefined) memo.remember(failure.rejected)
         return yield* Effect.fail(failure.error)

@@ -27,8 +27,11 @@ const pause = (attempt: number) => Math.min(5000, 250 * 2 ** Math.min(attempt, 5
 export interface SharedWrite {
   /** Writes `next` over `expected` (the entry as the renewal read it); a refused write reads the entry there now. */
   readonly write: (expected: Option.Option<TokenInfo>, next: TokenInfo) => Effect.Effect<Written>
-  /** Writes an `invalid_grant` mark over `expected`, once (a mark that cannot be written is only logged). */
-  readonly mark: (expected: Option.Option<TokenInfo>, marked: TokenInfo) => Effect.Effect<void>
+  /**
+   * Writes an `invalid_grant` mark over `expected`, once (a mark that cannot be written is only logged); when the
+   * entry had changed, the entry there now, else none.
+   */
+  readonly mark: (expected: Option.Option<TokenInfo>, marked: TokenInfo) => Effect.Effect<Option.Option<TokenInfo>>
 }
 
 export const make = (options: {
@@ -89,12 +92,15 @@ export const make = (options: {
       return { _tag: "Refused", now } satisfies Written
     })
 
-  const mark = (expected: Option.Option<TokenInfo>, marked: TokenInfo): Effect.Effect<void> =>
+  const mark = (expected: Option.Option<TokenInfo>, marked: TokenInfo): Effect.Effect<Option.Option<TokenInfo>> =>
     Effect.gen(function* () {
       const outcome = yield* Effect.result(compareAndSet(expected, marked))
       if (outcome._tag === "Failure") {
         yield* Effect.logWarning(`${name}: cannot record the rejected refresh token: ${outcome.failure.message}`)
+        return Option.none()
       }
+      if (outcome.success) return Option.none()
+      return yield* Effect.orElseSucceed(cache.get, () => Option.none<TokenInfo>())
     })
 
   return { write, mark }
