@@ -1,10 +1,10 @@
 /** the contract (3): the file cache's stored format and the entry's binding to its client. */
 import assert from "node:assert/strict"
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Scenario } from "../scenario.js"
-import { CANARY, credentials, ok, redirectUri } from "../support.js"
+import { CANARY, credentials, failure, ok, redirectUri } from "../support.js"
 
 const withDirectory = async (use: (dir: string) => Promise<void>) => {
   const dir = mkdtempSync(join(tmpdir(), "conformance-"))
@@ -34,6 +34,22 @@ export const caches: ReadonlyArray<Scenario> = [
         assert.equal(ok(await second.getAccessToken()), "token-1")
         assert.equal(server.tokenRequests().length, 1)
         await second.close()
+      })
+  },
+  {
+    id: "file cache in a directory others can write: ConfigurationError for client credentials too, no local fallback",
+    run: (driver, server) =>
+      withDirectory(async (dir) => {
+        const open = join(dir, "open")
+        mkdirSync(open)
+        chmodSync(open, 0o777)
+        const made = await driver.clientCredentials(credentials(server, { tokenCacheFile: join(open, "tokens.json") }))
+        // refused when the cache is made or when it is first used, never taken for an outage
+        if (made.ok) {
+          failure(await made.value.getAccessToken(), "ConfigurationError")
+          await made.value.close()
+        } else failure(made, "ConfigurationError")
+        assert.equal(server.tokenRequests().length, 0)
       })
   },
   {
