@@ -34,4 +34,25 @@ describe("a renewal whose write failed", () => {
       assert.strictEqual(Option.isSome(after) && Redacted.value(after.value.refreshToken!), "rt-new")
     }).pipe(Effect.provide(mock(issuing({ refresh_token: "rt-new" }))))
   )
+  it.effect("is tried for as long as the cache cannot be reached (here 60 tries, 4.7 min), then written", () =>
+    Effect.gen(function* () {
+      const inner = yield* TokenCache.memory(
+        new TokenInfo({ accessToken: Redacted.make("old"), expiresAt: 0, refreshToken: Redacted.make("rt-0") })
+      )
+      let failures = 61
+      const down: TokenCache.TokenCache = {
+        ...inner,
+        compareAndSet: (expected, next) =>
+          failures-- > 0
+            ? Effect.fail(new TokenCacheError({ message: "cache unreachable" }))
+            : inner.compareAndSet!(expected, next)
+      }
+      const provider = yield* AuthorizationCode.make({ ...credentials, tokenCache: down })
+      assert.strictEqual(Redacted.value(yield* provider.getAccessToken), "token-1")
+      // pauses of 0.25 s doubling to 5 s: 60 background tries take under 5 minutes
+      for (let minute = 0; minute < 6; minute++) yield* TestClock.adjust("1 minute")
+      const after = yield* inner.get
+      assert.strictEqual(Option.isSome(after) && Redacted.value(after.value.refreshToken!), "rt-new")
+    }).pipe(Effect.provide(mock(issuing({ refresh_token: "rt-new" }))))
+  )
 })

@@ -53,7 +53,8 @@ export const make = (options: {
   const retry = (initial: Option.Option<TokenInfo>, token: TokenInfo) =>
     Effect.gen(function* () {
       let expected = initial
-      for (let attempt = 0; attempt < 40; attempt++) {
+      // tried for as long as the cache cannot be reached (DESIGN section 4); an older entry is written over 20 times
+      for (let attempt = 0, olderSeen = 0; ; attempt++) {
         yield* Effect.sleep(pause(attempt))
         if (MutableRef.get(cell).memo?.token !== token) return
         const written = yield* Effect.result(compareAndSet(expected, token))
@@ -61,7 +62,7 @@ export const make = (options: {
         if (written.success) return yield* Effect.logInfo(`${name}: the renewed token reached the token cache`)
         const now = yield* Effect.orElseSucceed(cache.get, () => Option.none<TokenInfo>())
         // an older entry of ours (a store that lost writes) is written over; a newer one wins
-        if (Option.isSome(now) && accepts(now.value) && now.value.expiresAt < token.expiresAt) {
+        if (Option.isSome(now) && accepts(now.value) && now.value.expiresAt < token.expiresAt && olderSeen++ < 20) {
           expected = now
           continue
         }
