@@ -123,15 +123,11 @@ export class AuthorizationCode extends Context.Service<AuthorizationCode, Servic
 }
 
 /**
- * The provider, over the `HttpClient` in context. A shared cache that cannot be reached fails the renewal with
- * TokenCacheError (a shared refresh token must not be used outside the fleet lock).
+ * The provider and what its owner reads synchronously (the Promise facade's fast path).
  *
- * @since 2.0.0
- * @category constructors
+ * @internal
  */
-export const make = (
-  options: Options = {}
-): Effect.Effect<Service, ConfigurationError, HttpClient.HttpClient | Scope.Scope> =>
+export const makeOwned = (options: Options = {}) =>
   Effect.gen(function* () {
     const resolved = yield* Provider.resolve(options)
     const { oauth, protocol } = resolved
@@ -159,7 +155,7 @@ export const make = (
         .store(bound)
         .pipe(Effect.andThen(Effect.logDebug("AuthorizationCode: code exchanged for tokens")), Effect.as(bound))
     }
-    return {
+    const service: Service = {
       getAccessToken: flight.getAccessToken,
       forceRefresh: flight.forceRefresh,
       redirectUri: protocol.redirectUri,
@@ -172,8 +168,21 @@ export const make = (
       signInEndsAt: Provider.signInEnd(resolved.cache, Provider.accepts(protocol), protocol.refreshTokenLifetime),
       exchangeCode: (code, exchange) =>
         Effect.flatMap(oauth.exchangeCode(code, exchange), keep).pipe(Effect.withSpan("AuthorizationCode.exchangeCode"))
-    } satisfies Service
+    }
+    return { service, peek: flight.peek }
   })
+
+/**
+ * The provider, over the `HttpClient` in context. A shared cache that cannot be reached fails the renewal with
+ * TokenCacheError (a shared refresh token must not be used outside the fleet lock).
+ *
+ * @since 2.0.0
+ * @category constructors
+ */
+export const make = (
+  options: Options = {}
+): Effect.Effect<Service, ConfigurationError, HttpClient.HttpClient | Scope.Scope> =>
+  Effect.map(makeOwned(options), ({ service }) => service)
 
 /**
  * The provider as both services: `AuthorizationCode` (sign-in) and `TokenProvider` (for `ServiceClient`).

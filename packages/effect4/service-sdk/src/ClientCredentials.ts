@@ -24,15 +24,11 @@ export type Options = Omit<ProtocolOptions, "redirectUri" | "publicClient" | "is
   Provider.OwnershipOptions
 
 /**
- * A provider of app tokens, over the `HttpClient` in context. When a shared cache cannot be reached it renews in
- * this process alone (a warning is logged; sharing resumes when the cache answers).
+ * The provider and what its owner reads synchronously (the Promise facade's fast path).
  *
- * @since 2.0.0
- * @category constructors
+ * @internal
  */
-export const make = (
-  options: Options = {}
-): Effect.Effect<TokenProvider.Service, ConfigurationError, HttpClient.HttpClient | Scope.Scope> =>
+export const makeOwned = (options: Options = {}) =>
   Effect.gen(function* () {
     const resolved = yield* Provider.resolve(options)
     const { oauth, protocol } = resolved
@@ -46,11 +42,24 @@ export const make = (
       whenCacheDown: "local",
       entryGone: "keep"
     })
-    return TokenProvider.TokenProvider.of({
+    const service = TokenProvider.TokenProvider.of({
       getAccessToken: flight.getAccessToken,
       forceRefresh: flight.forceRefresh
     })
+    return { service, peek: flight.peek }
   })
+
+/**
+ * A provider of app tokens, over the `HttpClient` in context. When a shared cache cannot be reached it renews in
+ * this process alone (a warning is logged; sharing resumes when the cache answers).
+ *
+ * @since 2.0.0
+ * @category constructors
+ */
+export const make = (
+  options: Options = {}
+): Effect.Effect<TokenProvider.Service, ConfigurationError, HttpClient.HttpClient | Scope.Scope> =>
+  Effect.map(makeOwned(options), ({ service }) => service)
 
 /**
  * The client-credentials provider as a service (it is also the `TokenProvider` its layer provides).

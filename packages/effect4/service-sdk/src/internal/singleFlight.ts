@@ -41,6 +41,11 @@ export interface SingleFlight {
   readonly store: (token: TokenInfo) => Effect.Effect<void, TokenCacheError>
   /** Forgets the token and clears the entry, under this process's lock and the cache's `withLock`. */
   readonly signOut: Effect.Effect<void, TokenCacheError>
+  /**
+   * The cached token while it is fresh and no renewal ahead is due, read synchronously (the Promise facade's fast
+   * path); else undefined, and the caller runs `getAccessToken`.
+   */
+  readonly peek: () => Redacted.Redacted<string> | undefined
 }
 
 export const make = (options: {
@@ -142,5 +147,13 @@ export const make = (options: {
             )
           )
 
-    return { getAccessToken, forceRefresh, store, signOut }
+    const peek = () => {
+      const now = clock.currentTimeMillisUnsafe()
+      const entry = MutableRef.get(memo.cell).memo
+      return entry !== undefined && memo.isFresh(entry, now) && !ahead.isDue(entry, now)
+        ? entry.token.accessToken
+        : undefined
+    }
+
+    return { getAccessToken, forceRefresh, store, signOut, peek }
   })

@@ -47,7 +47,11 @@ const ownedSource = <S extends TokenProviderService>(
   options: Runtime.FacadeOptions & { readonly timeout?: unknown; readonly tokenCache?: unknown },
   make: (
     tokenCache: TokenCache.TokenCache | undefined
-  ) => Effect.Effect<S, ConfigurationError, HttpClient.HttpClient | Scope.Scope>
+  ) => Effect.Effect<
+    { readonly service: S; readonly peek: () => Redacted.Redacted<string> | undefined },
+    ConfigurationError,
+    HttpClient.HttpClient | Scope.Scope
+  >
 ): TokenSource<HttpClient.HttpClient> & { readonly built: S } => {
   const surroundings = Runtime.surroundings(options)
   const tokenCache = Runtime.toTokenCache(
@@ -56,13 +60,13 @@ const ownedSource = <S extends TokenProviderService>(
     Runtime.cacheTimeout(options.timeout)
   )
   const runtime = new Runtime.FacadeRuntime(name, Runtime.httpClientLayer(options), surroundings)
-  const built = runtime.runSync(Scope.provide(make(tokenCache), runtime.scope))
+  const { peek, service: built } = runtime.runSync(Scope.provide(make(tokenCache), runtime.scope))
   const { around } = surroundings
   const shared: TokenProviderService = {
     getAccessToken: around(built.getAccessToken),
     forceRefresh: (rejected) => around(built.forceRefresh(rejected))
   }
-  return { runtime, service: built, shared, owned: true, built }
+  return { runtime, service: built, shared, owned: true, built, peek }
 }
 
 /**
@@ -86,8 +90,11 @@ export abstract class AsyncTokenProvider {
    * (whose single flight decides the renewal).
    */
   getAccessToken(): Promise<string> {
-    const { runtime, service } = this.#source
+    const { peek, runtime, service } = this.#source
     if (this.#pending !== undefined && !runtime.closed) return this.#pending
+    // a still-valid cached token: no fiber (a renewal ahead that is due, a closed runtime: the Effect path)
+    const cached = peek?.()
+    if (cached !== undefined && !runtime.closed) return Promise.resolve(Redacted.value(cached))
     const started = runtime.start(service.getAccessToken)
     if (!(started instanceof Promise)) {
       // settled at once (a cached token, or a failure known without waiting): nothing to share
@@ -143,7 +150,7 @@ export class AsyncClientCredentials extends AsyncTokenProvider {
       Runtime.guard("AsyncClientCredentials", () => {
         const checked = Runtime.checkOptions("AsyncClientCredentials", options)
         return ownedSource("AsyncClientCredentials", checked, (tokenCache) =>
-          ClientCredentials.make({ ...checked, tokenCache })
+          ClientCredentials.makeOwned({ ...checked, tokenCache })
         )
       })
     )
@@ -175,7 +182,7 @@ export class AsyncAuthorizationCode extends AsyncTokenProvider {
     const { checked, source } = Runtime.guard("AsyncAuthorizationCode", () => {
       const checked = Runtime.checkOptions("AsyncAuthorizationCode", options)
       const source = ownedSource("AsyncAuthorizationCode", checked, (tokenCache) =>
-        AuthorizationCodeModule.make({ ...checked, tokenCache })
+        AuthorizationCodeModule.makeOwned({ ...checked, tokenCache })
       )
       return { checked, source }
     })

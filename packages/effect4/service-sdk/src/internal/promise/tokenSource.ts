@@ -2,6 +2,7 @@
  * What a facade token provider is made of (its runtime and its `TokenProvider` service), kept out of the public
  * objects: the facade's own classes look it up here instead of reading fields off a provider.
  */
+import type * as Redacted from "effect/Redacted"
 import type { Service as TokenProviderService } from "../../TokenProvider.js"
 import type { FacadeRuntime } from "./runtime.js"
 
@@ -17,6 +18,8 @@ export interface TokenSource<R> {
   /** The service as another runtime runs it (an `AsyncServiceClient`'s): in the provider's surroundings. */
   readonly shared: TokenProviderService
   readonly owned: boolean
+  /** The still-valid cached token, read without running an Effect (a provider the facade made itself). */
+  readonly peek?: (() => Redacted.Redacted<string> | undefined) | undefined
 }
 
 const sources = new WeakMap<object, TokenSource<any>>()
