@@ -88,6 +88,8 @@ export abstract class AsyncTokenProvider<R = TokenProvider> {
   readonly #source: TokenSource<R | TokenProvider> | TokenSource<R>
   /** The `getAccessToken` run under way, if any: held only while it is pending, never its value. */
   #pending: Promise<string> | undefined
+  /** The settled Promise of the cached token last served (the same `Redacted` instance: the same token). */
+  #served: { readonly token: Redacted.Redacted<string>; readonly promise: Promise<string> } | undefined
 
   protected constructor(source: TokenSource<R | TokenProvider> | TokenSource<R>) {
     this.#source = source
@@ -102,8 +104,13 @@ export abstract class AsyncTokenProvider<R = TokenProvider> {
   getAccessToken(): Promise<string> {
     const { peek, runtime, service } = this.#source
     if (this.#pending !== undefined && !runtime.closed) return this.#pending
+    // one settled Promise per token, handed to every caller until the token changes
     const cached = peek?.()
-    if (cached !== undefined && !runtime.closed) return Promise.resolve(Redacted.value(cached))
+    if (cached !== undefined && !runtime.closed) {
+      if (this.#served?.token !== cached)
+        this.#served = { token: cached, promise: Promise.resolve(Redacted.value(cached)) }
+      return this.#served.promise
+    }
     const pending = runtime.run(service.getAccessToken).then(Redacted.value)
     this.#pending = pending
     const settled = () => {

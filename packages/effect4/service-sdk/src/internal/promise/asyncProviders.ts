@@ -79,6 +79,8 @@ export abstract class AsyncTokenProvider {
   readonly #source: TokenSource<any>
   /** The `getAccessToken` run under way, if any: held only while it is pending, never its value. */
   #pending: Promise<string> | undefined
+  /** The settled Promise of the cached token last served (the same `Redacted` instance: the same token). */
+  #served: { readonly token: Redacted.Redacted<string>; readonly promise: Promise<string> } | undefined
 
   protected constructor(source: TokenSource<any>) {
     this.#source = source
@@ -92,9 +94,14 @@ export abstract class AsyncTokenProvider {
   getAccessToken(): Promise<string> {
     const { peek, runtime, service } = this.#source
     if (this.#pending !== undefined && !runtime.closed) return this.#pending
-    // a still-valid cached token: no fiber (a renewal ahead that is due, a closed runtime: the Effect path)
+    // a still-valid cached token: no fiber (a renewal ahead that is due, a closed runtime: the Effect path), and
+    // one settled Promise per token, handed to every caller until the token changes
     const cached = peek?.()
-    if (cached !== undefined && !runtime.closed) return Promise.resolve(Redacted.value(cached))
+    if (cached !== undefined && !runtime.closed) {
+      if (this.#served?.token !== cached)
+        this.#served = { token: cached, promise: Promise.resolve(Redacted.value(cached)) }
+      return this.#served.promise
+    }
     const started = runtime.start(service.getAccessToken)
     if (!(started instanceof Promise)) {
       // settled at once (a cached token, or a failure known without waiting): nothing to share
