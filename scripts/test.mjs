@@ -52,6 +52,8 @@ const slowFiles = [
   "**/*processes*.test.ts",
   "**/mixedFleet*",
   "**/browser*.test.ts",
+  // Chromium and the browser bundle (the Effect 4 line's test/browser/)
+  "**/test/browser/**",
   "**/bundle.test.ts",
   "**/bin.test.ts",
   "**/signals.test.ts",
