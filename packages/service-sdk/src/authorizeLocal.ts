@@ -11,7 +11,7 @@ import { AuthorizationCode, type AuthorizationUrlOptions } from "./Authorization
 import { positiveDuration } from "./internal/config.js"
 import { BrowserOpener } from "./internal/local/browser.js"
 import * as CallbackReceiver from "./internal/local/callbackReceiver.js"
-import { failurePageFor, type Page, successPage } from "./internal/local/pages.js"
+import { failurePageFor, type Page, successPage } from "@service-sdk/shared/loopbackPages"
 import { parseLoopbackRedirect } from "./internal/local/redirectUri.js"
 import { AuthenticationError, ConfigurationError, type TokenCacheError, type TransportError } from "./ServiceError.js"
 import type { TokenInfo } from "./TokenInfo.js"

@@ -117,3 +117,24 @@ export const methodNotAllowedPage = (): Page => ({
   status: 405,
   html: layout("neutral", "Method not allowed", ["The authorization callback is a GET request."])
 })
+
+/** An SDK error as the failure page reads it (either line's `ServiceError`). */
+export interface FlowError {
+  readonly _tag: string
+  readonly message: string
+  readonly payload?:
+    | { readonly error?: string | undefined; readonly error_description?: string | undefined }
+    | undefined
+}
+
+/** The failure page for an error of the flow: the OAuth `error` when there is one, else the error's safe message. */
+export const failurePageFor = (error: FlowError): Page => {
+  if (error._tag === "AuthenticationError") {
+    const payload = error.payload
+    return payload !== undefined
+      ? failurePage({ status: 400, error: payload.error, description: payload.error_description })
+      : failurePage({ status: 400, description: error.message })
+  }
+  // The browser's request was fine; what failed was behind it (the token endpoint, the cache).
+  return failurePage({ status: error._tag === "TransportError" ? 502 : 500, description: error.message })
+}

@@ -28,7 +28,7 @@ import {
 import { type MockHandler, MockHttpClient, type MockResponse } from "@service-sdk/effect/testing"
 import { browserCommand } from "@service-sdk/shared/browserCommand"
 import { BrowserOpener, BrowserOpenError } from "../../src/internal/local/browser.js"
-import { escapeHtml, failurePage, successPage } from "../../src/internal/local/pages.js"
+import { escapeHtml, failurePage, successPage } from "@service-sdk/shared/loopbackPages"
 import { parseLoopbackRedirect } from "../../src/internal/local/redirectUri.js"
 import { randomState, STATE_BYTES } from "@service-sdk/shared/pkce"
 

@@ -11,31 +11,11 @@ import * as Option from "effect/Option"
 import type { PendingInput } from "../OAuthClient.js"
 import { AuthenticationError } from "../ServiceError.js"
 import { secretValue } from "./config.js"
-import { base64Url, sha256, utf8Bytes } from "@service-sdk/shared/bytes"
+import * as Memory from "@service-sdk/shared/pendingSignIns"
 
-/** How many pending sign-ins one provider remembers (oldest forgotten first). */
-export const MEMORY = 10_000
-
-/**
- * Whether a failed completion got the token endpoint's answer: a refusal or a malformed answer (both carry the HTTP
- * status, or name the bad token response). Callback errors (state, `error`, no code) never reached it.
- */
-const answeredByTokenEndpoint = (error: unknown): boolean =>
-  error instanceof AuthenticationError &&
-  (error.status !== undefined || error.payload?.error === "invalid_token_response")
-
-const usedUp = (message: string) =>
-  new AuthenticationError({
-    message,
-    // RFC 6749 §5.2: the grant was used already
-    payload: { error: "invalid_grant", error_description: "the pending authorization was completed already" }
-  })
-
-/** A memory of the sign-ins completed (or being completed) through one provider. */
+/** A memory of the sign-ins completed (or being completed) through one provider; only digests are kept. */
 export const make = () => {
-  const seen = new Map<string, "completing" | "completed">()
-  const keyOf = (pending: PendingInput) =>
-    base64Url(sha256(utf8Bytes(`${String(pending?.state)}\u0000${secretValue(pending?.codeVerifier) ?? ""}`)))
+  const memory = Memory.memory()
 
   /** Runs `complete` once per pending sign-in; a second completion fails at once, without a request. */
   const once = <A, E, R>(
@@ -43,26 +23,16 @@ export const make = () => {
     complete: Effect.Effect<A, E, R>
   ): Effect.Effect<A, E | AuthenticationError, R> =>
     Effect.suspend((): Effect.Effect<A, E | AuthenticationError, R> => {
-      const key = keyOf(pending)
-      const known = seen.get(key)
-      if (known !== undefined) {
-        return Effect.fail(
-          usedUp(
-            known === "completed"
-              ? "this sign-in was completed already: a pending authorization is single-use"
-              : "this sign-in is being completed already: a pending authorization is single-use"
+      const key = Memory.keyOf(pending?.state, secretValue(pending?.codeVerifier))
+      const known = memory.claim(key)
+      if (known !== undefined) return Effect.fail(new AuthenticationError(Memory.usedUp(known)))
+      return Effect.onExit(complete, (exit) =>
+        Effect.sync(() =>
+          memory.settle(
+            key,
+            Exit.isSuccess(exit) || Option.exists(Cause.findErrorOption(exit.cause), Memory.answeredByTokenEndpoint)
           )
         )
-      }
-      seen.set(key, "completing")
-      if (seen.size > MEMORY) seen.delete(seen.keys().next().value!)
-      return Effect.onExit(complete, (exit) =>
-        Effect.sync(() => {
-          const definitive =
-            Exit.isSuccess(exit) || Option.exists(Cause.findErrorOption(exit.cause), answeredByTokenEndpoint)
-          if (definitive) seen.set(key, "completed")
-          else seen.delete(key)
-        })
       )
     })
 

@@ -20,7 +20,7 @@ import {
   methodNotAllowedPage,
   notFoundPage,
   type Page
-} from "./pages.js"
+} from "@service-sdk/shared/loopbackPages"
 import type { LoopbackRedirect } from "./redirectUri.js"
 
 /** A valid callback: its code, and how to answer the browser once the code is exchanged. */

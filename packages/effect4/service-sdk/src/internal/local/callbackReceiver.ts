@@ -10,7 +10,13 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { ConfigurationError } from "../../ServiceError.js"
 import * as LoopbackServer from "./loopbackServer.js"
-import { alreadyReceivedPage, failurePage, methodNotAllowedPage, notFoundPage, type Page } from "./pages.js"
+import {
+  alreadyReceivedPage,
+  failurePage,
+  methodNotAllowedPage,
+  notFoundPage,
+  type Page
+} from "@service-sdk/shared/loopbackPages"
 import type { LoopbackRedirect } from "./redirectUri.js"
 
 export interface Callback {
