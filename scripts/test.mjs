@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: type-check (tsc -b, both lines), then every vitest project (the bench smoke test included) with lint
 // (biome) and the API reference (npm run docs) running beside it. The consumer tests run on the supported Node that
-// the Effect 4 line installs (scripts/effect4.mjs), beside the rest; after them the Effect 4 line's suites (vitest 5, on
+// the Effect 4 line installs (scripts/effect4.mjs), beside the rest; then the Effect 4 line's suites (vitest 5, on
 // that Node). The consumer tests of both lines install the tarballs of one `npm run pack` (scripts/pack.mjs), made
 // here beside the Effect 3 line's suites (SERVICE_SDK_PACKED names its packages.json). With `--project` arguments only
 // the root vitest runs, with them.
@@ -138,7 +138,7 @@ const consumerRun = everything
       )
     )
   : Promise.resolve(true)
-const rootRun = vitest(
+const vitestOk = await vitest(
   "vitest",
   process.execPath,
   rootVitest,
@@ -146,17 +146,6 @@ const rootRun = vitest(
   root,
   results
 )
-// The Effect 4 line's suites start once the consumer tests are done (npm installs: mostly waiting), beside the rest
-// of the Effect 3 line's, with two workers: a fresh clone's `npm test` ran the lines one after the other (16-17 min)
-const effect4Run = everything
-  ? consumerRun.then(async () =>
-      vitest("Effect 4 line", effect4Node, effect4Vitest, [], effect4Dir, effect4Results, {
-        ...(await packedEnv),
-        SERVICE_SDK_TEST_WORKERS: process.env.SERVICE_SDK_TEST_WORKERS ?? "2"
-      })
-    )
-  : Promise.resolve(true)
-const vitestOk = await rootRun
 if (fast) {
   steps.push([
     "vitest (Effect 4 line)",
@@ -173,7 +162,10 @@ if (fast) {
 if (everything) {
   steps.push(["pack", await packed])
   steps.push(["consumer tests", await consumerRun])
-  steps.push(["vitest (Effect 4 line)", await effect4Run])
+  steps.push([
+    "vitest (Effect 4 line)",
+    await vitest("Effect 4 line", effect4Node, effect4Vitest, [], effect4Dir, effect4Results, await packedEnv)
+  ])
   rmSync(packs, { recursive: true, force: true })
 }
 for (const [name, done] of beside) steps.push([name, await done])
