@@ -220,7 +220,7 @@ describe.skipIf(binary === undefined)("Redis writes with replicas", () => {
             read: (userId) => Effect.runPromise(Effect.isSuccess(store(userId).get))
           })
         )
-        expect(waits.sameServer).toBeLessThan(1000)
+        expect(waits.sameServer).toBeLessThan(1500)
         expect(waits.promoted).toBeGreaterThanOrEqual(1500)
       }),
     40_000

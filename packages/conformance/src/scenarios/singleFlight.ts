@@ -1,7 +1,24 @@
 /** the contract (4): expiry, single flight and the outcome its waiters share. */
 import assert from "node:assert/strict"
+import type { Driver } from "../driver.js"
+import type { FakeServer } from "../fakeServer.js"
 import type { Scenario } from "../scenario.js"
 import { CANARY, credentials, failure, ok, redirectUri, sleep } from "../support.js"
+
+/**
+ * `UserTokens` with user "u" signed in on an expired token, and that user's renewal under way: its token request has
+ * reached the server, which answers it 2 s later (time enough, on a busy machine, for what the scenario does meanwhile).
+ */
+const renewalUnderWay = async (driver: Driver, server: FakeServer) => {
+  const users = ok(await driver.userTokens(credentials(server)))
+  // the wall clock: the server and the provider run live
+  ok(await users.signIn("u", { accessToken: "stale", refreshToken: "refresh-u", expiresAt: Date.now() / 1000 - 1 }))
+  server.setTokenDelay(2000)
+  const renewing = users.getAccessToken("u")
+  for (let waited = 0; server.tokenRequests().length === 0 && waited < 10_000; waited += 20) await sleep(20)
+  assert.equal(server.tokenRequests().length, 1)
+  return { renewing, users }
+}
 
 export const singleFlight: ReadonlyArray<Scenario> = [
   {
@@ -104,13 +121,7 @@ export const singleFlight: ReadonlyArray<Scenario> = [
   {
     id: "UserTokens: a sign-out while that user's renewal is under way wins: afterwards no token is served or renewed",
     run: async (driver, server) => {
-      const users = ok(await driver.userTokens(credentials(server)))
-      // expired: the first call renews
-      ok(await users.signIn("u", { accessToken: "stale", refreshToken: "refresh-u", expiresAt: Date.now() / 1000 - 1 }))
-      server.setTokenDelay(600)
-      const renewing = users.getAccessToken("u")
-      for (let waited = 0; server.tokenRequests().length === 0 && waited < 5000; waited += 20) await sleep(20)
-      assert.equal(server.tokenRequests().length, 1)
+      const { renewing, users } = await renewalUnderWay(driver, server)
       ok(await users.signOut("u"))
       // the call that started before the sign-out may get the renewed token (the sign-out waited for it) or fail
       await renewing
@@ -124,12 +135,7 @@ export const singleFlight: ReadonlyArray<Scenario> = [
   {
     id: "UserTokens: an entry cleared elsewhere during that user's renewal is a sign-out: not served, kept or written back",
     run: async (driver, server) => {
-      const users = ok(await driver.userTokens(credentials(server)))
-      ok(await users.signIn("u", { accessToken: "stale", refreshToken: "refresh-u", expiresAt: Date.now() / 1000 - 1 }))
-      server.setTokenDelay(600)
-      const renewing = users.getAccessToken("u")
-      for (let waited = 0; server.tokenRequests().length === 0 && waited < 5000; waited += 20) await sleep(20)
-      assert.equal(server.tokenRequests().length, 1)
+      const { renewing, users } = await renewalUnderWay(driver, server)
       // another process signs the user out while the renewal waits for its answer
       ok(await users.clearElsewhere("u"))
       const error = failure(await renewing, "AuthenticationError")

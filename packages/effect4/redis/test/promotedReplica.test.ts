@@ -182,7 +182,7 @@ describe.skipIf(findRedisServer() === undefined)("a promoted master (Effect 4)",
             read: (userId) => Effect.runPromise(Effect.isSuccess(store(userId).get))
           })
         )
-        expect(waits.sameServer).toBeLessThan(1000)
+        expect(waits.sameServer).toBeLessThan(1500)
         expect(waits.promoted).toBeGreaterThanOrEqual(1500)
       }).pipe(Effect.scoped),
     40_000

@@ -56,7 +56,7 @@ const lockWait = async (store: StoreOperations, userId: string) => {
 /**
  * After the connection was away: a user's first lock does not wait when the server is the one it knew, and waits the
  * settling (2 s) when the server has a replication id the connection first met after it came back. Resolves with
- * the two waits (ms), for each line's test to check (< 1000, >= 1500).
+ * the two waits (ms), for each line's test to check (< 1500: no settle; >= 1500: the 2 s settle).
  */
 export const firstLockAfterPromotion = async (
   pair: { readonly master: Node; readonly replica: Node },
