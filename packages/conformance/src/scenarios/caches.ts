@@ -1,10 +1,10 @@
 /** the contract (3): the file cache's stored format and the entry's binding to its client. */
 import assert from "node:assert/strict"
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Scenario } from "../scenario.js"
-import { CANARY, credentials, failure, ok, redirectUri } from "../support.js"
+import { CANARY, credentials, failure, formValue, ok, redirectUri, sleep } from "../support.js"
 
 const withDirectory = async (use: (dir: string) => Promise<void>) => {
   const dir = mkdtempSync(join(tmpdir(), "conformance-"))
@@ -90,6 +90,46 @@ export const caches: ReadonlyArray<Scenario> = [
         const sent = server.tokenRequests().map((request) => new URLSearchParams(request.body).get("refresh_token"))
         assert.deepEqual(sent, [CANARY.refreshToken, "rotated-1"])
         await second.close()
+      })
+  },
+  {
+    id: "shared cache: a newer refresh token restored after our invalid_grant (a failover's kept write, late) is renewed with, no AuthenticationError",
+    run: (driver, server) =>
+      withDirectory(async (dir) => {
+        const file = join(dir, "tokens.json")
+        // both access tokens long expired: the entry went back to `rotated-out` (the server rotated it to
+        // `restored`), and the process that holds `restored` writes it back 0.8 s after our refresh was refused
+        const entry = (refresh: string, expiresAt: number) =>
+          JSON.stringify({
+            access_token: `access-${refresh}`,
+            token_type: "Bearer",
+            refresh_token: refresh,
+            expires_at: expiresAt
+          })
+        const past = Math.floor(Date.now() / 1000) - 600
+        writeFileSync(file, entry("rotated-out", past), { mode: 0o600 })
+        server.onToken(
+          { status: 400, body: { error: "invalid_grant" }, onlyFor: ["refresh_token", "rotated-out"] },
+          {
+            body: { access_token: "renewed", token_type: "Bearer", expires_in: 3600, refresh_token: "next" },
+            onlyFor: ["refresh_token", "restored"]
+          }
+        )
+        const provider = ok(await driver.authorizationCode(credentials(server, { redirectUri, tokenCacheFile: file })))
+        const restore = (async () => {
+          while (server.tokenRequests().length === 0) await sleep(10)
+          await sleep(800)
+          const temp = `${file}.restore`
+          writeFileSync(temp, entry("restored", past + 60), { mode: 0o600 })
+          renameSync(temp, file)
+        })()
+        const token = await provider.getAccessToken()
+        await restore
+        assert.equal(ok(token), "renewed")
+        const sent = server.tokenRequests().map((request) => formValue(request.form, "refresh_token"))
+        assert.deepEqual(sent, ["rotated-out", "restored"])
+        assert.equal((JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>).refresh_token, "next")
+        await provider.close()
       })
   }
 ]

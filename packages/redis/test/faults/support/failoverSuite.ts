@@ -105,7 +105,7 @@ export const describeFailover = (
     const starved =
       options.cpuQuota === undefined ? "" : `, workers under a CPU quota of ${options.cpuQuota} % of one CPU`
     it(lagging
-      ? `a replica frozen ${LAG_MS} ms before the master is SIGKILLed, under ${WORKERS} processes × ${USERS} users with rotating refresh tokens: no invalid_grant, no failed call, no refresh token lost${starved}`
+      ? `a replica frozen ${LAG_MS} ms before the master is SIGKILLed, under ${WORKERS} processes × ${USERS} users with rotating refresh tokens: no failed call, no refresh token lost${starved}`
       : `the master SIGKILLed under ${WORKERS} processes × ${USERS} users with rotating refresh tokens: no wrong user, no refresh token lost, no call longer than the failover plus lockTtl${starved}`, async () => {
       const world = { topology: topology!, emulator: emulator! }
       // lagging: every user on the master that dies (a hash tag in the prefix puts a Cluster's users in one
@@ -219,18 +219,17 @@ export const describeFailover = (
           // (under a CPU quota, or on a machine so loaded that calls took a second before the kill, a process may
           // itself wait past the command timeout for the promoted master to answer, e.g. a Cluster client refreshing
           // its slots: the same typed answer. What load must never do is sign anyone out: the checks above)
-          // Known and open (issue 44): every holder settles after a promotion, also at a user's first lock, but on a
-          // starved fleet a kept write can still land after another process's settle, which then presents the
-          // rolled-back token once and is refused (seen once in a fresh-clone CI after the first-lock fix, machine
-          // loaded: calls before the kill took 4.9 s). The kept write still lands, so no login is lost (asserted
-          // above), but calls see AuthenticationError meanwhile: counted and said here; every other error still fails
-          const lateKeptWrite = all.invalidGrants > 0
-          if (lateKeptWrite) {
-            console.warn(`${name}: ${all.invalidGrants} invalid_grant (a kept write landed late; issue 44), none lost`)
+          // A kept write can still land after another process's settle (a starved fleet, or a keeper slow to meet
+          // the promoted master): that process presents the rolled-back refresh token once (invalid_grant, counted
+          // and said here), then reads the entry for up to 2.5 s and renews with the restored newer refresh token
+          // (SF4), so no call fails. Only a fleet starved past that (a CPU quota, calls taking a second before the
+          // kill) may still see AuthenticationError meanwhile; the login is not lost either way (asserted above)
+          if (all.invalidGrants > 0) {
+            console.warn(`${name}: ${all.invalidGrants} invalid_grant (a kept write landed after a settle), none lost`)
           }
           const away = [
             ...(failoverMs >= COMMAND_TIMEOUT_MS || starvedRun ? ["TokenCacheError"] : []),
-            ...(lateKeptWrite ? ["AuthenticationError"] : [])
+            ...(starvedRun && all.invalidGrants > 0 ? ["AuthenticationError"] : [])
           ]
           expect(
             Object.fromEntries(Object.entries(all.errors).filter(([tag]) => !away.includes(tag))),

@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto"
 import { expect, it } from "vitest"
+import { RACE_READ_PAUSES_MILLIS } from "@service-sdk/shared/fleetRules"
 import { scaled } from "../../support/load.js"
 import type { WorkerRunner } from "./failover.js"
 import {
@@ -24,6 +25,9 @@ const entryOf = async (world: World, key: string) => {
   const text = await world.redis.admin.get(key)
   return text === null ? undefined : (JSON.parse(text) as Record<string, unknown>)
 }
+
+/** How long a provider reads the entry after an `invalid_grant` before it marks the refresh token rejected. */
+const RACE_WINDOW_MILLIS = RACE_READ_PAUSES_MILLIS.reduce((sum, pause) => sum + pause, 0)
 
 // The bounds below are the contract's (lock TTL, command timeout) plus slack for a token request and scheduling; the
 // slack grows with the machine's load (`scaled`), the contract's part does not.
@@ -121,7 +125,9 @@ export const describeHolders = (name: string, runners?: ReadonlyArray<WorkerRunn
         await sleep(500)
         const holder = await fleet.armOne()
         await until(() => !holder.alive, 2000)
-        await sleep(3500) // the dead holder's lock expires (2 s), one process tries the rotated-out refresh token
+        // the dead holder's lock expires (2 s), one process tries the rotated-out refresh token, reads the entry for
+        // a newer one as long as a failover's kept write may take (2.5 s, `shared/fleetRules.ts`), then marks it
+        await sleep(2000 + RACE_WINDOW_MILLIS + 1000)
         await fleet.report()
         const before = await tokenRequests(world())
         await sleep(2000)

@@ -2,7 +2,8 @@
  * One renewal: `renew` with the newest token known, then the new token written over the entry the renewal read.
  * When the entry changed meanwhile (the write is refused), the newer entry is served: the loser of a rotation race
  * serves the winner's token. On `invalid_grant`, the entry is read again (another process may have rotated the
- * refresh token), and the rejected refresh token is marked in the entry it came from, never over a newer one.
+ * refresh token): its fresh token is served, a newer refresh token of ours found there is renewed with (once), and
+ * else the rejected refresh token is marked in the entry it came from, never over a newer one.
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -12,7 +13,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { AuthenticationError, type TransportError } from "../../ServiceError.js"
 import type { TokenInfo } from "../../TokenInfo.js"
-import { RACE_READ_PAUSE_MILLIS, RACE_READS } from "@service-sdk/shared/fleetRules"
+import { RACE_READ_PAUSES_MILLIS } from "@service-sdk/shared/fleetRules"
 import type { Memo } from "./memo.js"
 import type { SharedWrite } from "./sharedWrite.js"
 import * as State from "./state.js"
@@ -29,9 +30,12 @@ export class RefreshRejected {
   ) {}
 }
 
-/** How often and how far apart the entry is read for the winner of a rotation race (`shared/fleetRules.ts`). */
-const RACE_READ_PAUSE = Duration.millis(RACE_READ_PAUSE_MILLIS)
 const liveClock = Clock.make()
+
+/** What the entry holds after our `invalid_grant`: a token to serve, or a newer refresh token of ours to renew with. */
+type Changed =
+  | { readonly _tag: "Serve"; readonly token: TokenInfo }
+  | { readonly _tag: "RenewFrom"; readonly token: TokenInfo }
 
 export type Renew = (
   current: Option.Option<TokenInfo>
@@ -109,23 +113,63 @@ export const make = (options: {
     })
 
   /**
+   * A newer refresh token of ours than the one just rejected, in an entry whose access token is stale: a write the
+   * failover had lost, restored by the process that made it after the access token ran out (issue 44). It was never
+   * sent by us, so renewing with it is no second try of the rejected one.
+   */
+  const newerRefreshToken = (now: Option.Option<TokenInfo>, current: Option.Option<TokenInfo>) =>
+    Option.filter(
+      now,
+      (token) =>
+        accepts(token) &&
+        token.refreshRejected !== true &&
+        token.refreshToken !== undefined &&
+        Option.exists(
+          current,
+          (known) =>
+            known.expiresAt < token.expiresAt &&
+            (known.refreshToken === undefined ||
+              Redacted.value(known.refreshToken) !== Redacted.value(token.refreshToken!))
+        )
+    )
+
+  /** What the entry holds now that is not what we renewed from: a token to serve, or a refresh token to renew with. */
+  const changed = (
+    now: Option.Option<TokenInfo>,
+    current: Option.Option<TokenInfo>,
+    usable: (token: TokenInfo) => boolean
+  ) =>
+    Effect.map(servable(now, usable), (other): Option.Option<Changed> => {
+      if (Option.isSome(other) && !sameAccessToken(other.value, current)) {
+        return Option.some({ _tag: "Serve", token: other.value })
+      }
+      return Option.map(newerRefreshToken(now, current), (token) => ({ _tag: "RenewFrom", token }) as const)
+    })
+
+  /**
    * After an `invalid_grant`: the token of a renewal elsewhere that rotated our refresh token out. The winner may
    * still be writing it (a cache with `compareAndSet` only, or a lock lost in a failover), so the entry is read a few
-   * times more before the refresh token is taken for rejected.
+   * times more, for up to 2.5 s (`shared/fleetRules.ts`), before the refresh token is taken for rejected.
    */
   const winnerOfRace = (usable: (token: TokenInfo) => boolean, current: Option.Option<TokenInfo>) =>
     Effect.gen(function* () {
-      for (let attempt = 0; attempt < RACE_READS; attempt++) {
+      for (let attempt = 0; attempt <= RACE_READ_PAUSES_MILLIS.length; attempt++) {
         // the other process writes in real time: this pause is on the live clock whatever clock the provider has
-        if (attempt > 0) yield* Effect.withClock(Effect.sleep(RACE_READ_PAUSE), liveClock)
+        if (attempt > 0) {
+          yield* Effect.withClock(Effect.sleep(Duration.millis(RACE_READ_PAUSES_MILLIS[attempt - 1]!)), liveClock)
+        }
         const now = yield* Effect.orElseSucceed(memo.readCache, () => Option.none<TokenInfo>())
-        const other = yield* servable(now, usable)
-        if (Option.isSome(other) && !sameAccessToken(other.value, current)) return other
+        const found = yield* changed(now, current, usable)
+        if (Option.isSome(found)) return found
       }
-      return Option.none<TokenInfo>()
+      return Option.none<Changed>()
     })
 
-  const renewNow = (usable: (token: TokenInfo) => boolean, target: Target) =>
+  const renewNow = (
+    usable: (token: TokenInfo) => boolean,
+    target: Target,
+    again = false
+  ): Effect.Effect<Redacted.Redacted<string>, AuthenticationError | TransportError> =>
     Effect.gen(function* () {
       const current = Option.map(MutableRef.get(memo.cell).memo, (entry) => entry.token)
       const started = yield* clock.currentTimeMillis
@@ -137,20 +181,25 @@ export const make = (options: {
           if (failure.rejected !== undefined) yield* memo.remember(failure.rejected)
           return yield* failure.error
         }
+        /** Serves a changed entry's token, or renews once with its newer refresh token. */
+        const take = (found: Changed) =>
+          found._tag === "Serve"
+            ? Effect.as(memo.remember(found.token), found.token.accessToken)
+            : Effect.zipRight(
+                Effect.zipRight(
+                  memo.remember(found.token),
+                  Effect.logDebug(`${name}: the token cache holds a newer refresh token (restored); renewing with it`)
+                ),
+                renewNow(usable, { _tag: "Shared", expected: Option.some(found.token) }, true)
+              )
         // Another process may have renewed with a newer refresh token: ours was then rotated out.
         const other = yield* winnerOfRace(usable, current)
-        if (Option.isSome(other)) {
-          yield* memo.remember(other.value)
-          return other.value.accessToken
-        }
+        if (Option.isSome(other) && !(again && other.value._tag === "RenewFrom")) return yield* take(other.value)
         if (failure.rejected !== undefined) {
           const marked = yield* writer.mark(target.expected, failure.rejected)
           if (marked._tag === "Refused") {
-            const newer = yield* servable(marked.now, usable)
-            if (Option.isSome(newer)) {
-              yield* memo.remember(newer.value)
-              return newer.value.accessToken
-            }
+            const found = yield* changed(marked.now, current, usable)
+            if (Option.isSome(found) && !(again && found.value._tag === "RenewFrom")) return yield* take(found.value)
           }
           yield* memo.remember(failure.rejected)
         }

@@ -2,17 +2,18 @@
  * One renewal: `renew` with the newest token known, then the new token written over the entry the renewal read.
  * When the entry changed meanwhile (the write is refused), the newer entry is served: the loser of a rotation race
  * serves the winner's token. On `invalid_grant`, the entry is read again (another process may have rotated the
- * refresh token), and the rejected refresh token is marked in the entry it came from, never over a newer one.
+ * refresh token): its fresh token is served, a newer refresh token of ours found there is renewed with (once), and
+ * else the rejected refresh token is marked in the entry it came from, never over a newer one.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 import { AuthenticationError, type TransportError } from "../../ServiceError.js"
 import type { TokenInfo } from "../../TokenInfo.js"
 import { sleepOnLiveClock } from "../liveServices.js"
-import { RACE_READ_PAUSE_MILLIS, RACE_READS } from "@service-sdk/shared/fleetRules"
+import { RACE_READ_PAUSES_MILLIS } from "@service-sdk/shared/fleetRules"
 import type { Memo } from "./memo.js"
 import type { SharedWrite } from "./sharedWrite.js"
 import * as State from "./state.js"
@@ -32,6 +33,11 @@ export class RefreshRejected {
 export type Renew = (
   current: Option.Option<TokenInfo>
 ) => Effect.Effect<TokenInfo, AuthenticationError | TransportError | RefreshRejected>
+
+/** What the entry holds after our `invalid_grant`: a token to serve, or a newer refresh token of ours to renew with. */
+type Changed =
+  | { readonly _tag: "Serve"; readonly token: TokenInfo }
+  | { readonly _tag: "RenewFrom"; readonly token: TokenInfo }
 
 /** Where the renewal's token goes: the shared entry it read (`expected`), or this process alone (degraded mode). */
 export type Target =
@@ -96,25 +102,61 @@ export const make = (options: {
       return token.accessToken
     })
 
-  /** The token of a renewal elsewhere that rotated ours out, read `RACE_READS` times (`shared/fleetRules.ts`). */
-  const winnerOfRace = (usable: (token: TokenInfo) => boolean, current: Option.Option<TokenInfo>) =>
-    Effect.gen(function* () {
-      for (let attempt = 0; attempt < RACE_READS; attempt++) {
-        // the other process writes in real time: this pause is on the live clock whatever clock the provider has
-        if (attempt > 0) yield* sleepOnLiveClock(RACE_READ_PAUSE_MILLIS)
-        const now = yield* Effect.orElseSucceed(memo.readCache, () => Option.none<TokenInfo>())
-        const other = yield* servable(now, usable)
-        if (
-          Option.isSome(other) &&
-          !Option.exists(current, (t) => State.same(t.accessToken, other.value.accessToken))
-        ) {
-          return other
-        }
+  /**
+   * A newer refresh token of ours than the one just rejected, in an entry whose access token is stale: a write the
+   * failover had lost, restored by the process that made it after the access token ran out (issue 44). It was never
+   * sent by us, so renewing with it is no second try of the rejected one.
+   */
+  const newerRefreshToken = (now: Option.Option<TokenInfo>, current: Option.Option<TokenInfo>) =>
+    Option.filter(
+      now,
+      (token) =>
+        accepts(token) &&
+        token.refreshRejected !== true &&
+        token.refreshToken !== undefined &&
+        Option.exists(
+          current,
+          (known) =>
+            known.expiresAt < token.expiresAt &&
+            (known.refreshToken === undefined ||
+              Redacted.value(known.refreshToken) !== Redacted.value(token.refreshToken!))
+        )
+    )
+
+  /** What the entry holds now that is not what we renewed from: a token to serve, or a refresh token to renew with. */
+  const changed = (
+    now: Option.Option<TokenInfo>,
+    current: Option.Option<TokenInfo>,
+    usable: (token: TokenInfo) => boolean
+  ) =>
+    Effect.map(servable(now, usable), (other): Option.Option<Changed> => {
+      if (Option.isSome(other) && !Option.exists(current, (t) => State.same(t.accessToken, other.value.accessToken))) {
+        return Option.some({ _tag: "Serve", token: other.value })
       }
-      return Option.none<TokenInfo>()
+      return Option.map(newerRefreshToken(now, current), (token) => ({ _tag: "RenewFrom", token }) as const)
     })
 
-  const renewNow = (usable: (token: TokenInfo) => boolean, target: Target) =>
+  /**
+   * The token of a renewal elsewhere that rotated ours out, the entry read for up to 2.5 s
+   * (`RACE_READ_PAUSES_MILLIS`, `shared/fleetRules.ts`).
+   */
+  const winnerOfRace = (usable: (token: TokenInfo) => boolean, current: Option.Option<TokenInfo>) =>
+    Effect.gen(function* () {
+      for (let attempt = 0; attempt <= RACE_READ_PAUSES_MILLIS.length; attempt++) {
+        // the other process writes in real time: this pause is on the live clock whatever clock the provider has
+        if (attempt > 0) yield* sleepOnLiveClock(RACE_READ_PAUSES_MILLIS[attempt - 1]!)
+        const now = yield* Effect.orElseSucceed(memo.readCache, () => Option.none<TokenInfo>())
+        const found = yield* changed(now, current, usable)
+        if (Option.isSome(found)) return found
+      }
+      return Option.none<Changed>()
+    })
+
+  const renewNow = (
+    usable: (token: TokenInfo) => boolean,
+    target: Target,
+    again = false
+  ): Effect.Effect<Redacted.Redacted<string>, AuthenticationError | TransportError> =>
     Effect.gen(function* () {
       const current = Option.fromUndefinedOr(MutableRef.get(memo.cell).memo?.token)
       const started = yield* Clock.currentTimeMillis
@@ -123,22 +165,25 @@ export const make = (options: {
         const failure = renewed.failure
         if (failure._tag !== "RefreshRejected") return yield* Effect.fail(failure)
         if (target._tag === "Shared") {
+          /** Serves a changed entry's token, or renews once with its newer refresh token. */
+          const take = (found: Changed) => {
+            memo.remember(found.token)
+            return found._tag === "Serve"
+              ? Effect.succeed(found.token.accessToken)
+              : Effect.andThen(
+                  Effect.logDebug(`${name}: the token cache holds a newer refresh token (restored); renewing with it`),
+                  renewNow(usable, { _tag: "Shared", expected: Option.some(found.token) }, true)
+                )
+          }
           // another process may have renewed with a newer refresh token: ours was then rotated out, and the winner
           // may still be writing its token (no lock, or a lock lost in a failover): read a few times
           const other = yield* winnerOfRace(usable, current)
-          if (Option.isSome(other)) {
-            memo.remember(other.value)
-            return other.value.accessToken
-          }
+          if (Option.isSome(other) && !(again && other.value._tag === "RenewFrom")) return yield* take(other.value)
           if (failure.rejected !== undefined) {
             // a mark is never written over a newer entry: that entry is the winner's, served instead (SF4)
-            const newer = yield* Effect.flatMap(writer.mark(target.expected, failure.rejected), (now) =>
-              servable(now, usable)
-            )
-            if (Option.isSome(newer)) {
-              memo.remember(newer.value)
-              return newer.value.accessToken
-            }
+            const now = yield* writer.mark(target.expected, failure.rejected)
+            const found = yield* changed(now, current, usable)
+            if (Option.isSome(found) && !(again && found.value._tag === "RenewFrom")) return yield* take(found.value)
           }
         }
         if (failure.rejected !== undefined) memo.remember(failure.rejected)
