@@ -27,7 +27,7 @@ export {
 } from "./architecture.js"
 export type * from "./driver.js"
 export { ALBUM_ID, type FakeServer, type RecordedRequest, type Reply, startFakeServer } from "./fakeServer.js"
-export type { Scenario } from "./scenario.js"
+export { runScenario, type Scenario } from "./scenario.js"
 
 /** Every scenario, by topic; ids are unique. */
 export const scenarios: ReadonlyArray<Scenario> = [

@@ -28,13 +28,13 @@ export const staleAtMillis = (
 /**
  * After an `invalid_grant` on a shared entry (RFC 6749 §5.2; the Service rotates refresh tokens): the pauses (ms, on
  * the wall clock) between the reads of the entry for the token of the renewal elsewhere that rotated ours out, before
- * our refresh token is taken for rejected. Without a lock the winner may still be writing it: every 100 ms for 0.5 s.
- * With a lock it is written already, unless the lock itself was lost: a Redis failover to a replica that had not seen
- * it, where the process holding the newer token writes it back (issue 28's kept writes) after its own reconnection,
- * which on a starved machine comes seconds late (issue 44): then every 250 ms up to 2.5 s in all. A revoked refresh
- * token on a shared cache costs its callers these 2.5 s once; then the mark answers at once.
+ * our refresh token is taken for rejected. Without a lock (`locked` false) the winner may still be writing it: every
+ * 100 ms for 0.5 s. With a lock it is written already, unless the lock itself was lost: a Redis failover to a replica
+ * that had not seen it, where the process holding the newer token writes it back (issue 28's kept writes) after its
+ * own reconnection, which on a starved machine comes seconds late (issue 44): then every 250 ms up to 2.5 s in all. A
+ * revoked refresh token on a locked cache costs its callers these 2.5 s once; then the mark answers at once.
  */
-export const RACE_READ_PAUSES_MILLIS: ReadonlyArray<number> = [
-  ...Array.from({ length: 5 }, () => 100),
-  ...Array.from({ length: 8 }, () => 250)
-]
+export const racePausesMillis = (locked: boolean): ReadonlyArray<number> => (locked ? LOCKED_PAUSES : UNLOCKED_PAUSES)
+
+const UNLOCKED_PAUSES: ReadonlyArray<number> = Array.from({ length: 5 }, () => 100)
+const LOCKED_PAUSES: ReadonlyArray<number> = [...UNLOCKED_PAUSES, ...Array.from({ length: 8 }, () => 250)]

@@ -2,18 +2,13 @@
  * The conformance scenarios (`@service-sdk/conformance`) on this line, through its driver. The Effect 4 line runs the
  * same scenarios from the same path; `npm run test:conformance` compares the two.
  */
-import { type FakeServer, scenarios, startFakeServer, TEST_PREFIX } from "@service-sdk/conformance"
-import { afterEach, beforeEach, describe, it } from "vitest"
+import { runScenario, scenarios, TEST_PREFIX } from "@service-sdk/conformance"
+import { describe, it } from "vitest"
 import { driver } from "./driver.js"
 
-describe(`${TEST_PREFIX} ${driver.line}`, () => {
-  let server: FakeServer
-  beforeEach(async () => {
-    server = await startFakeServer()
-  })
-  afterEach(() => server.close())
-
+// several at once (vitest's maxConcurrency), each against its own server: most of a scenario's time is waiting
+describe.concurrent(`${TEST_PREFIX} ${driver.line}`, () => {
   for (const scenario of scenarios) {
-    it(scenario.id, () => scenario.run(driver, server), 30_000)
+    it(scenario.id, () => runScenario(scenario, driver), 30_000)
   }
 })

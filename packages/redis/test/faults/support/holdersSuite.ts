@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto"
 import { expect, it } from "vitest"
-import { RACE_READ_PAUSES_MILLIS } from "@service-sdk/shared/fleetRules"
+import { racePausesMillis } from "@service-sdk/shared/fleetRules"
 import { scaled } from "../../support/load.js"
 import type { WorkerRunner } from "./failover.js"
 import {
@@ -27,7 +27,7 @@ const entryOf = async (world: World, key: string) => {
 }
 
 /** How long a provider reads the entry after an `invalid_grant` before it marks the refresh token rejected. */
-const RACE_WINDOW_MILLIS = RACE_READ_PAUSES_MILLIS.reduce((sum, pause) => sum + pause, 0)
+const RACE_WINDOW_MILLIS = racePausesMillis(true).reduce((sum, pause) => sum + pause, 0)
 
 // The bounds below are the contract's (lock TTL, command timeout) plus slack for a token request and scheduling; the
 // slack grows with the machine's load (`scaled`), the contract's part does not.

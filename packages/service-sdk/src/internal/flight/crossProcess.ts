@@ -78,7 +78,8 @@ export const make = (options: {
         if (read._tag === "Left") return yield* degraded(read.left, usable)
         const cached = yield* memo.usableNow(usable)
         if (Option.isSome(cached)) return cached.value.token.accessToken
-        if (cache.withLock === undefined) return yield* renewNow(usable, { _tag: "Shared", expected: read.right })
+        if (cache.withLock === undefined)
+          return yield* renewNow(usable, { _tag: "Shared", expected: read.right, locked: false })
 
         const withLock = cache.withLock
         const underLock = (mayWait: boolean) =>
@@ -88,7 +89,7 @@ export const make = (options: {
             const shared = yield* memo.usableNow(usable)
             if (Option.isSome(shared)) return Option.some(shared.value.token.accessToken)
             if (mayWait && vanishedUnderUs(found)) return Option.none()
-            return Option.some(yield* renewNow(usable, { _tag: "Shared", expected: found }))
+            return Option.some(yield* renewNow(usable, { _tag: "Shared", expected: found, locked: true }))
           })
         // The shared entry is gone but we hold a refresh token: a renewal under way elsewhere may be rotating it.
         // Let go of the lock for a while (its holder stores its token), then renew only if the entry is still gone.

@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { AuthenticationError, type TransportError } from "../../ServiceError.js"
 import type { TokenInfo } from "../../TokenInfo.js"
-import { RACE_READ_PAUSES_MILLIS } from "@service-sdk/shared/fleetRules"
+import { racePausesMillis } from "@service-sdk/shared/fleetRules"
 import type { Memo } from "./memo.js"
 import type { SharedWrite } from "./sharedWrite.js"
 import * as State from "./state.js"
@@ -43,7 +43,12 @@ export type Renew = (
 
 /** Where the renewal's token goes: the shared entry it read (`expected`), or this process alone (degraded mode). */
 export type Target =
-  | { readonly _tag: "Shared"; readonly expected: Option.Option<TokenInfo> }
+  | {
+      readonly _tag: "Shared"
+      readonly expected: Option.Option<TokenInfo>
+      /** renewing under the cache's `withLock` (a lock a failover may lose: the entry is watched longer) */
+      readonly locked: boolean
+    }
   | { readonly _tag: "Local" }
 
 export const make = (options: {
@@ -149,14 +154,15 @@ export const make = (options: {
   /**
    * After an `invalid_grant`: the token of a renewal elsewhere that rotated our refresh token out. The winner may
    * still be writing it (a cache with `compareAndSet` only, or a lock lost in a failover), so the entry is read a few
-   * times more, for up to 2.5 s (`shared/fleetRules.ts`), before the refresh token is taken for rejected.
+   * times more, for up to 0.5 s, 2.5 s under a lock (`shared/fleetRules.ts`), before the refresh token is taken for rejected.
    */
-  const winnerOfRace = (usable: (token: TokenInfo) => boolean, current: Option.Option<TokenInfo>) =>
+  const winnerOfRace = (usable: (token: TokenInfo) => boolean, current: Option.Option<TokenInfo>, locked: boolean) =>
     Effect.gen(function* () {
-      for (let attempt = 0; attempt <= RACE_READ_PAUSES_MILLIS.length; attempt++) {
+      const pauses = racePausesMillis(locked)
+      for (let attempt = 0; attempt <= pauses.length; attempt++) {
         // the other process writes in real time: this pause is on the live clock whatever clock the provider has
         if (attempt > 0) {
-          yield* Effect.withClock(Effect.sleep(Duration.millis(RACE_READ_PAUSES_MILLIS[attempt - 1]!)), liveClock)
+          yield* Effect.withClock(Effect.sleep(Duration.millis(pauses[attempt - 1]!)), liveClock)
         }
         const now = yield* Effect.orElseSucceed(memo.readCache, () => Option.none<TokenInfo>())
         const found = yield* changed(now, current, usable)
@@ -190,10 +196,10 @@ export const make = (options: {
                   memo.remember(found.token),
                   Effect.logDebug(`${name}: the token cache holds a newer refresh token (restored); renewing with it`)
                 ),
-                renewNow(usable, { _tag: "Shared", expected: Option.some(found.token) }, true)
+                renewNow(usable, { ...target, expected: Option.some(found.token) }, true)
               )
         // Another process may have renewed with a newer refresh token: ours was then rotated out.
-        const other = yield* winnerOfRace(usable, current)
+        const other = yield* winnerOfRace(usable, current, target.locked)
         if (Option.isSome(other) && !(again && other.value._tag === "RenewFrom")) return yield* take(other.value)
         if (failure.rejected !== undefined) {
           const marked = yield* writer.mark(target.expected, failure.rejected)

@@ -81,7 +81,8 @@ export const make = (options: {
         const cached = yield* memo.usableNow(usable)
         if (Option.isSome(cached)) return cached.value
         const withLock = cache.withLock
-        if (withLock === undefined) return yield* renewNow(usable, { _tag: "Shared", expected: read.success })
+        if (withLock === undefined)
+          return yield* renewNow(usable, { _tag: "Shared", expected: read.success, locked: false })
         const underLock = (mayWait: boolean) =>
           Effect.gen(function* () {
             // another process may have renewed while we waited for the cross-process lock
@@ -89,7 +90,7 @@ export const make = (options: {
             const shared = yield* memo.usableNow(usable)
             if (Option.isSome(shared)) return Option.some(shared.value)
             if (mayWait && vanishedUnderUs(found)) return Option.none()
-            return Option.some(yield* renewNow(usable, { _tag: "Shared", expected: found }))
+            return Option.some(yield* renewNow(usable, { _tag: "Shared", expected: found, locked: true }))
           })
         // The shared entry is gone but we hold a refresh token: a renewal under way elsewhere may be rotating it.
         // Let go of the lock for a while (its holder stores its token), then renew only if the entry is still gone.

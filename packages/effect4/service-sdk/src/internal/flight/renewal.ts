@@ -13,7 +13,7 @@ import * as Redacted from "effect/Redacted"
 import { AuthenticationError, type TransportError } from "../../ServiceError.js"
 import type { TokenInfo } from "../../TokenInfo.js"
 import { sleepOnLiveClock } from "../liveServices.js"
-import { RACE_READ_PAUSES_MILLIS } from "@service-sdk/shared/fleetRules"
+import { racePausesMillis } from "@service-sdk/shared/fleetRules"
 import type { Memo } from "./memo.js"
 import type { SharedWrite } from "./sharedWrite.js"
 import * as State from "./state.js"
@@ -41,7 +41,12 @@ type Changed =
 
 /** Where the renewal's token goes: the shared entry it read (`expected`), or this process alone (degraded mode). */
 export type Target =
-  | { readonly _tag: "Shared"; readonly expected: Option.Option<TokenInfo> }
+  | {
+      readonly _tag: "Shared"
+      readonly expected: Option.Option<TokenInfo>
+      /** renewing under the cache's `withLock` (a lock a failover may lose: the entry is watched longer) */
+      readonly locked: boolean
+    }
   | { readonly _tag: "Local" }
 
 export const make = (options: {
@@ -137,14 +142,15 @@ export const make = (options: {
     })
 
   /**
-   * The token of a renewal elsewhere that rotated ours out, the entry read for up to 2.5 s
-   * (`RACE_READ_PAUSES_MILLIS`, `shared/fleetRules.ts`).
+   * The token of a renewal elsewhere that rotated ours out, the entry read for up to 0.5 s, 2.5 s
+   * under a lock (`racePausesMillis`, `shared/fleetRules.ts`).
    */
-  const winnerOfRace = (usable: (token: TokenInfo) => boolean, current: Option.Option<TokenInfo>) =>
+  const winnerOfRace = (usable: (token: TokenInfo) => boolean, current: Option.Option<TokenInfo>, locked: boolean) =>
     Effect.gen(function* () {
-      for (let attempt = 0; attempt <= RACE_READ_PAUSES_MILLIS.length; attempt++) {
+      const pauses = racePausesMillis(locked)
+      for (let attempt = 0; attempt <= pauses.length; attempt++) {
         // the other process writes in real time: this pause is on the live clock whatever clock the provider has
-        if (attempt > 0) yield* sleepOnLiveClock(RACE_READ_PAUSES_MILLIS[attempt - 1]!)
+        if (attempt > 0) yield* sleepOnLiveClock(pauses[attempt - 1]!)
         const now = yield* Effect.orElseSucceed(memo.readCache, () => Option.none<TokenInfo>())
         const found = yield* changed(now, current, usable)
         if (Option.isSome(found)) return found
@@ -172,12 +178,12 @@ export const make = (options: {
               ? Effect.succeed(found.token.accessToken)
               : Effect.andThen(
                   Effect.logDebug(`${name}: the token cache holds a newer refresh token (restored); renewing with it`),
-                  renewNow(usable, { _tag: "Shared", expected: Option.some(found.token) }, true)
+                  renewNow(usable, { ...target, expected: Option.some(found.token) }, true)
                 )
           }
           // another process may have renewed with a newer refresh token: ours was then rotated out, and the winner
           // may still be writing its token (no lock, or a lock lost in a failover): read a few times
-          const other = yield* winnerOfRace(usable, current)
+          const other = yield* winnerOfRace(usable, current, target.locked)
           if (Option.isSome(other) && !(again && other.value._tag === "RenewFrom")) return yield* take(other.value)
           if (failure.rejected !== undefined) {
             // a mark is never written over a newer entry: that entry is the winner's, served instead (SF4)
