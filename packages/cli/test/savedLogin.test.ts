@@ -31,7 +31,8 @@ const EFFECT_LOG_LINE = /\b(?:WARN|INFO|DEBUG|ERROR|FATAL|TRACE) \(#\d+\)|level=
 const login = (env: Record<string, string>, args: ReadonlyArray<string>) =>
   cli(["login", "--no-browser", ...args], { env, onStdout: approveFirstUrl() })
 
-describe("the saved login, in a new shell", () => {
+// at once: each in its own shell (HOME), most of their time waiting on processes and refused connections
+describe.concurrent("the saved login, in a new shell", () => {
   let emulator: EmulatorHandle
   beforeAll(async () => {
     emulator = await Emulator.start({ autoApprove: true })

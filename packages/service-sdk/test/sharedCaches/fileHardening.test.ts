@@ -48,7 +48,8 @@ const noHardLinks = Layer.effect(
 const stored = (access: string, refresh = "refresh-1", expiresAt = 1e10) =>
   JSON.stringify({ access_token: access, expires_at: expiresAt, refresh_token: refresh })
 
-describe("a holder that lost its lock while paused never acts on what it read under it", () => {
+// at once: each waits out real lock TTLs and pauses of seconds, on files of its own
+describe.concurrent("a holder that lost its lock while paused never acts on what it read under it", () => {
   it.live("paused past the TTL (its heartbeat too): another process takes over, and its read fails", () =>
     Effect.gen(function* () {
       const path = join(tempDir(), "tokens.json")

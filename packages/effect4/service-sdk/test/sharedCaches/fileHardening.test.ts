@@ -51,7 +51,8 @@ const cacheWith = (
 const noHardLinks = (op: Op) =>
   op._tag === "link" ? Effect.fail(new PortError("EPERM", "EPERM: operation not permitted, link")) : operation(op)
 
-describe("a holder that lost its lock while paused never acts on what it read under it", () => {
+// at once: each waits out real lock TTLs and pauses of seconds, on files of its own
+describe.concurrent("a holder that lost its lock while paused never acts on what it read under it", () => {
   it.live("paused past the TTL (its heartbeat too): another process takes over, and its read fails", () =>
     Effect.gen(function* () {
       const path = join(tempDir(), "tokens.json")
