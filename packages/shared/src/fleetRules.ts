@@ -38,3 +38,11 @@ export const racePausesMillis = (locked: boolean): ReadonlyArray<number> => (loc
 
 const UNLOCKED_PAUSES: ReadonlyArray<number> = Array.from({ length: 5 }, () => 100)
 const LOCKED_PAUSES: ReadonlyArray<number> = [...UNLOCKED_PAUSES, ...Array.from({ length: 8 }, () => 250)]
+
+/**
+ * The pause (ms) before background try `attempt` (from 0) of a renewal's write that failed (the cache away): 250 ms,
+ * then every 500 ms until it lands. Short, because after a Redis failover the other processes wait only 2 s (the
+ * lock's settle) before renewing from the entry: a rotated refresh token written later than that makes one of them
+ * present the one it replaced (issue 44; was 0.25 s doubling to 5 s). A try is one command, cheap for many users.
+ */
+export const unwrittenRetryPauseMillis = (attempt: number): number => (attempt === 0 ? 250 : 500)

@@ -12,6 +12,7 @@ import type * as Scope from "effect/Scope"
 import type { TokenCacheError } from "../../ServiceError.js"
 import type { TokenCache } from "../../TokenCache.js"
 import type { TokenInfo } from "../../TokenInfo.js"
+import { unwrittenRetryPauseMillis } from "@service-sdk/shared/fleetRules"
 import * as State from "./state.js"
 
 /** What became of a write: it landed, it is being retried in the background, or the entry had changed (`now`). */
@@ -22,9 +23,6 @@ export type Written =
   | { readonly _tag: "Failed"; readonly error: TokenCacheError }
 
 const written: Written = { _tag: "Written" }
-
-/** Pauses between background tries: 0.25 s doubling to 5 s. */
-const pause = (attempt: number) => Duration.millis(Math.min(5000, 250 * 2 ** attempt))
 
 export interface SharedWrite {
   /** Writes `next` over `expected` (the entry as the renewal read it). */
@@ -64,7 +62,7 @@ export const make = (options: {
     Effect.gen(function* () {
       let expected = initial
       for (let attempt = 0; ; attempt++) {
-        yield* Effect.sleep(pause(Math.min(attempt, 5)))
+        yield* Effect.sleep(Duration.millis(unwrittenRetryPauseMillis(attempt)))
         if (MutableRef.get(cell).unwritten !== next) return
         const outcome = yield* Effect.either(once(expected, next))
         if (outcome._tag === "Left") continue

@@ -12,6 +12,7 @@ import type { TokenCacheError } from "../../ServiceError.js"
 import type { TokenCache } from "../../TokenCache.js"
 import type { TokenInfo } from "../../TokenInfo.js"
 import * as State from "./state.js"
+import { unwrittenRetryPauseMillis } from "@service-sdk/shared/fleetRules"
 
 /** What became of a write: it landed, it is being retried in the background, or the entry had changed (`now`). */
 export type Written =
@@ -20,9 +21,6 @@ export type Written =
   | { readonly _tag: "Refused"; readonly now: Option.Option<TokenInfo> }
 
 const written: Written = { _tag: "Written" }
-
-/** Pauses between background tries (ms): 0.25 s doubling to 5 s. */
-const pause = (attempt: number) => Math.min(5000, 250 * 2 ** Math.min(attempt, 5))
 
 export interface SharedWrite {
   /** Writes `next` over `expected` (the entry as the renewal read it); a refused write reads the entry there now. */
@@ -55,7 +53,7 @@ export const make = (options: {
       let expected = initial
       // tried for as long as the cache cannot be reached (DESIGN section 4); an older entry is written over 20 times
       for (let attempt = 0, olderSeen = 0; ; attempt++) {
-        yield* Effect.sleep(pause(attempt))
+        yield* Effect.sleep(unwrittenRetryPauseMillis(attempt))
         if (MutableRef.get(cell).memo?.token !== token) return
         const written = yield* Effect.result(compareAndSet(expected, token))
         if (written._tag === "Failure") continue
