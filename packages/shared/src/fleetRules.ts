@@ -46,3 +46,23 @@ const LOCKED_PAUSES: ReadonlyArray<number> = [...UNLOCKED_PAUSES, ...Array.from(
  * present the one it replaced (issue 44; was 0.25 s doubling to 5 s). A try is one command, cheap for many users.
  */
 export const unwrittenRetryPauseMillis = (attempt: number): number => (attempt === 0 ? 250 : 500)
+
+/** A refresh token as the rule below sees it: plain values, whatever the line's `TokenInfo`. */
+export interface RefreshTokenView {
+  readonly expiresAt: number
+  readonly refreshToken: string | undefined
+  readonly refreshRejected?: boolean | undefined
+}
+
+/**
+ * After our refresh token was refused (`invalid_grant`): whether the shared entry now holds a newer refresh token of
+ * the same chain (`found`, later than `known`, not marked, not the one refused), even with its access token stale: a
+ * write a failover had lost, restored by the process that made it (issue 44). It was never sent by us, so renewing
+ * with it once is no second try of the refused one. (Whether it is this client's entry the caller checks.)
+ */
+export const isRestoredRefreshToken = (known: RefreshTokenView | undefined, found: RefreshTokenView): boolean =>
+  known !== undefined &&
+  found.refreshRejected !== true &&
+  found.refreshToken !== undefined &&
+  known.expiresAt < found.expiresAt &&
+  known.refreshToken !== found.refreshToken

@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { AuthenticationError, type TransportError } from "../../ServiceError.js"
 import type { TokenInfo } from "../../TokenInfo.js"
-import { racePausesMillis } from "@service-sdk/shared/fleetRules"
+import { isRestoredRefreshToken, racePausesMillis } from "@service-sdk/shared/fleetRules"
 import type { Memo } from "./memo.js"
 import type { SharedWrite } from "./sharedWrite.js"
 import * as State from "./state.js"
@@ -117,25 +117,11 @@ export const make = (options: {
       return token.accessToken
     })
 
-  /**
-   * A newer refresh token of ours than the one just rejected, in an entry whose access token is stale: a write the
-   * failover had lost, restored by the process that made it after the access token ran out (issue 44). It was never
-   * sent by us, so renewing with it is no second try of the rejected one.
-   */
+  /** A newer refresh token of ours than the one just rejected (`shared/fleetRules.ts`), stale or not. */
   const newerRefreshToken = (now: Option.Option<TokenInfo>, current: Option.Option<TokenInfo>) =>
     Option.filter(
       now,
-      (token) =>
-        accepts(token) &&
-        token.refreshRejected !== true &&
-        token.refreshToken !== undefined &&
-        Option.exists(
-          current,
-          (known) =>
-            known.expiresAt < token.expiresAt &&
-            (known.refreshToken === undefined ||
-              Redacted.value(known.refreshToken) !== Redacted.value(token.refreshToken!))
-        )
+      (token) => accepts(token) && isRestoredRefreshToken(Option.getOrUndefined(Option.map(current, view)), view(token))
     )
 
   /** What the entry holds now that is not what we renewed from: a token to serve, or a refresh token to renew with. */
@@ -230,3 +216,10 @@ export const make = (options: {
 
 const sameAccessToken = (token: TokenInfo, current: Option.Option<TokenInfo>) =>
   Option.exists(current, (known) => Redacted.value(known.accessToken) === Redacted.value(token.accessToken))
+
+/** A token as the shared fleet rules see it. */
+const view = (token: TokenInfo) => ({
+  expiresAt: token.expiresAt,
+  refreshToken: token.refreshToken === undefined ? undefined : Redacted.value(token.refreshToken),
+  refreshRejected: token.refreshRejected
+})
