@@ -8,7 +8,7 @@
 // Ends with one line `tests: N passed, M failed, K skipped`; exits non-zero on any failure or when N is 0.
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { summarize } from "./conformance.mjs"
 import { effect4Dir, effect4Node, effect4Vitest } from "./effect4.mjs"
@@ -74,13 +74,22 @@ const slowFiles = [
   "**/toolchain/**"
 ].flatMap((glob) => ["--exclude", glob])
 /**
- * The Effect 4 line's unit files share their worker's loaded modules (`--no-isolate`): Effect and the sources are
- * imported once per worker, not once per file. (The Effect 3 line's run does not: with vitest 3 it ended with
- * "Terminating worker thread" in 2 of 3 tries, a worker that does not end, so its files stay isolated.) `npm test`
- * keeps every file of both lines isolated, so a test that leaks state into another still fails there.
+ * The inner loop's files share their worker's loaded modules (`--no-isolate`): Effect and the sources are imported
+ * once per worker, not once per file (an Effect 3 file spent about as long importing `effect` and `@effect/platform`
+ * as running its tests). On the Effect 3 line's vitest 3, only with a fixed pool (`minWorkers` = `maxWorkers`, the
+ * config's count): with `minWorkers: 1` the pool ends idle workers mid-run, which fails the run with "Terminating
+ * worker thread". `npm test` keeps every file of both lines isolated, so a test that leaks state into another still
+ * fails there.
  */
 const shareModules = "--no-isolate"
-const fastArgs = [...["service-sdk", "emulator", "promise", "cli"].map((name) => `--project=${name}`), ...slowFiles]
+const workers = Number(process.env.SERVICE_SDK_TEST_WORKERS) || availableParallelism() + 1
+const fastArgs = [
+  ...["service-sdk", "emulator", "promise", "cli"].map((name) => `--project=${name}`),
+  shareModules,
+  `--minWorkers=${workers}`,
+  `--maxWorkers=${workers}`,
+  ...slowFiles
+]
 const extraArgs = fast ? fastArgs : process.argv.slice(2)
 const results = join(root, ".vitest-results.json")
 rmSync(results, { force: true })
