@@ -239,7 +239,8 @@ describe("providers over a cache of one's own", () => {
       const tokens = yield* provider(cache, () => tokenResponse("new", { refresh_token: "r2" }))
       expect(value(yield* tokens.getAccessToken)).toBe("new")
       expect(accessOf(yield* Ref.get(entry))).toEqual(Option.some("old"))
-      yield* TestClock.adjust("10 seconds")
+      // tries at 0.25, 0.75 and 1.25 s (then every 0.5 s): the third lands within a failover's 2 s settle
+      yield* TestClock.adjust("1300 millis")
       const stored = Option.getOrThrow(yield* Ref.get(entry))
       expect(value(stored.accessToken)).toBe("new")
       expect(value(stored.refreshToken!)).toBe("r2")
