@@ -1,4 +1,5 @@
 import type { TestProjectInlineConfiguration } from "vitest/config"
+import { slowFilesInclude, slowFilesOnly, unitProjects } from "./scripts/test/slowFiles.mjs"
 
 // Resolve workspace packages to their TypeScript sources (the "source" export condition), so tests need no build.
 const conditions = ["source", "import", "node", "default"]
@@ -15,6 +16,8 @@ const project = (
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // npm test's first run (scripts/test.mjs): a unit project's slow files only, its others run after, sharing modules
+    ...(slowFilesOnly && unitProjects.includes(name) ? { include: slowFilesInclude } : {}),
     ...extra
   }
 })

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: type-check (tsc -b, both lines), then every vitest project (the bench smoke test included) with lint
-// (biome) and the API reference (npm run docs) running beside it. The consumer tests run on the supported Node that
+// (biome) and the API reference (npm run docs) running beside it: the Effect 3 line's unit files first, sharing modules,
+// then its other files, isolated (scripts/test/slowFiles.mjs). The consumer tests run on the supported Node that
 // the Effect 4 line installs (scripts/effect4.mjs), beside the rest; then the Effect 4 line's suites (vitest 5, on
 // that Node). The consumer tests of both lines install the tarballs of one `npm run pack` (scripts/pack.mjs), made
 // here beside the Effect 3 line's suites (SERVICE_SDK_PACKED names its packages.json). With `--project` arguments only
@@ -11,6 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { summarize } from "./conformance.mjs"
+import { slowFiles, unitProjects } from "./test/slowFiles.mjs"
 import { effect4Dir, effect4Node, effect4Vitest } from "./effect4.mjs"
 
 const root = join(import.meta.dirname, "..")
@@ -45,54 +47,31 @@ const runBeside = (label, command, args, quiet = false) =>
 
 /**
  * `npm run test:fast` (`--fast`): the inner loop. Unit and emulator tests of both lines, no OS-process, browser,
- * Redis, bundle, install or docs suites (those run in `npm test`).
+ * Redis, bundle, install or docs suites (`scripts/test/slowFiles.mjs`; those run in `npm test`).
  */
 const fast = process.argv.includes("--fast")
-const slowFiles = [
-  "**/*processes*.test.ts",
-  "**/mixedFleet*",
-  "**/browser*.test.ts",
-  // Chromium and the browser bundle (the Effect 4 line's test/browser/)
-  "**/test/browser/**",
-  "**/bundle.test.ts",
-  "**/bin.test.ts",
-  "**/signals.test.ts",
-  "**/terminal.test.ts",
-  "**/emulator-flow.test.ts",
-  "**/sharedCache.test.ts",
-  "**/newcomer.test.ts",
-  "**/startup.test.ts",
-  "**/package.test.ts",
-  "**/integration/userTokens.test.ts",
-  // the CLI's suites that run its built bin as a process (each builds it first: tsc -b and a bundle)
-  "**/cli.test.ts",
-  "**/help.test.ts",
-  "**/hardening.test.ts",
-  "**/login.pkce.test.ts",
-  "**/signInEnd.test.ts",
-  "**/test/docs/**",
-  "**/toolchain/**"
-].flatMap((glob) => ["--exclude", glob])
+const excludeSlowFiles = slowFiles.flatMap((glob) => ["--exclude", glob])
 /**
- * The inner loop's files share their worker's loaded modules (`--no-isolate`): Effect and the sources are imported
- * once per worker, not once per file (an Effect 3 file spent about as long importing `effect` and `@effect/platform`
- * as running its tests). On the Effect 3 line's vitest 3, only with a fixed pool (`minWorkers` = `maxWorkers`, the
- * config's count): with `minWorkers: 1` the pool ends idle workers mid-run, which fails the run with "Terminating
- * worker thread". `npm test` keeps every file of both lines isolated, so a test that leaks state into another still
- * fails there.
+ * Unit files share their worker's loaded modules (`--no-isolate`): Effect and the sources are imported once per
+ * worker, not once per file (an Effect 3 file spent about as long importing `effect` and `@effect/platform` as running
+ * its tests). On the Effect 3 line's vitest 3, only with a fixed pool (`minWorkers` = `maxWorkers`, the config's
+ * count): with `minWorkers: 1` the pool ends idle workers mid-run, which fails the run with "Terminating worker
+ * thread". `npm test` shares modules on the Effect 3 line's unit files only: its slow files, and every file of the
+ * Effect 4 line, stay isolated (a file that passes only because another ran first fails there; one that leaks state
+ * into another fails here).
  */
 const shareModules = "--no-isolate"
 const workers = Number(process.env.SERVICE_SDK_TEST_WORKERS) || availableParallelism() + 1
-const fastArgs = [
-  ...["service-sdk", "emulator", "promise", "cli"].map((name) => `--project=${name}`),
+const unitArgs = [
+  ...unitProjects.map((name) => `--project=${name}`),
   shareModules,
   `--minWorkers=${workers}`,
   `--maxWorkers=${workers}`,
-  ...slowFiles
+  ...excludeSlowFiles
 ]
-const extraArgs = fast ? fastArgs : process.argv.slice(2)
+const extraArgs = fast ? [] : process.argv.slice(2)
 const results = join(root, ".vitest-results.json")
-rmSync(results, { force: true })
+const unitResults = join(root, ".vitest-results.units.json")
 
 const steps = []
 // first: the build that some suites run (the CLI's bin, fleet workers on the built packages)
@@ -118,8 +97,8 @@ const vitest = (label, node, script, args, cwd, output, env = {}) =>
 const rootVitest = join(root, "node_modules", "vitest", "vitest.mjs")
 const consumerResults = join(root, ".vitest-results.consumer.json")
 const effect4Results = join(root, ".vitest-results.effect4.json")
-for (const file of [consumerResults, effect4Results]) rmSync(file, { force: true })
-const everything = !extraArgs.some((arg) => arg === "--project" || arg.startsWith("--project="))
+for (const file of [results, unitResults, consumerResults, effect4Results]) rmSync(file, { force: true })
+const everything = !fast && !extraArgs.some((arg) => arg === "--project" || arg.startsWith("--project="))
 // `npm run pack` once (both lines: `tsc -b`, then `npm pack` with the bundling prepacks) for the consumer tests of
 // both lines (each packed both lines for itself before: three packs a run); SERVICE_SDK_PACKED names its result
 const packs = everything ? mkdtempSync(join(tmpdir(), "service-sdk-test-packs-")) : ""
@@ -147,14 +126,23 @@ const consumerRun = everything
       )
     )
   : Promise.resolve(true)
-const vitestOk = await vitest(
-  "vitest",
-  process.execPath,
-  rootVitest,
-  [...(everything ? ["--project=!*consumer"] : []), ...extraArgs],
-  root,
-  results
-)
+// the Effect 3 line's unit files first, sharing modules (the inner loop's run); then, in `npm test`, every other file of
+// that line, isolated (SERVICE_SDK_TEST_SLOW_FILES: the unit projects take only their slow files)
+const unitsOk =
+  fast || everything
+    ? await vitest("unit files (Effect 3 line)", process.execPath, rootVitest, unitArgs, root, unitResults)
+    : true
+const vitestOk = fast
+  ? true
+  : await vitest(
+      "vitest",
+      process.execPath,
+      rootVitest,
+      [...(everything ? ["--project=!*consumer"] : []), ...extraArgs],
+      root,
+      results,
+      everything ? { SERVICE_SDK_TEST_SLOW_FILES: "1" } : {}
+    )
 if (fast) {
   steps.push([
     "vitest (Effect 4 line)",
@@ -162,7 +150,7 @@ if (fast) {
       "Effect 4 line",
       effect4Node,
       effect4Vitest,
-      ["--project=effect4-service-sdk", shareModules, ...slowFiles],
+      ["--project=effect4-service-sdk", shareModules, ...excludeSlowFiles],
       effect4Dir,
       effect4Results
     )
@@ -178,6 +166,7 @@ if (everything) {
   rmSync(packs, { recursive: true, force: true })
 }
 for (const [name, done] of beside) steps.push([name, await done])
+steps.push(["unit files", unitsOk])
 steps.push(["vitest", vitestOk])
 
 let passed = 0
@@ -188,7 +177,7 @@ const firstLine = (text) =>
   String(text ?? "")
     .split("\n")
     .find((line) => line.trim() !== "") ?? "(no message)"
-for (const file of [results, consumerResults, effect4Results]) {
+for (const file of [unitResults, results, consumerResults, effect4Results]) {
   if (!existsSync(file)) continue
   const report = JSON.parse(readFileSync(file, "utf8"))
   passed += report.numPassedTests ?? 0
@@ -211,7 +200,7 @@ for (const file of [results, consumerResults, effect4Results]) {
 const bothLines = everything || fast
 if (bothLines) {
   const report = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined)
-  const conformance = summarize(report(results), report(effect4Results))
+  const conformance = summarize(report(unitResults), report(effect4Results))
   if (conformance.differ.length > 0)
     console.log(`\nlines that differ:\n${conformance.differ.map((id) => `  ${id}`).join("\n")}`)
   console.log(`\n${conformance.line}`)

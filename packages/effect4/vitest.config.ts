@@ -33,7 +33,14 @@ const thisVitest = fileURLToPath(new URL("./node_modules/vitest/dist/index.js", 
 const workers = Number(process.env.SERVICE_SDK_TEST_WORKERS) || availableParallelism() + 1
 
 /** The longest files start first, so that none of them is the tail of the run. */
-const slowFirstHints = ["redis/test/faults/failover", "consumer/", "redis/test/faults/", "processes", "mixedFleet"]
+const slowFirstHints = [
+  "redis/test/faults/failover",
+  "consumer/",
+  "redis/test/faults/",
+  "processes",
+  "mixedFleet",
+  "runtimes/"
+]
 
 class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: Array<TestSpecification>) {
@@ -62,10 +69,9 @@ export default defineConfig({
         }),
         resolve: { conditions, alias: [{ find: /^vitest$/, replacement: thisVitest }] }
       },
-      // Bun, Deno and workerd (miniflare), from this project's devDependencies, against the emulator
-      // one file at a time: two miniflare instances side by side made a response body unreadable ("Body has already
-      // been read", 2 runs of 3), never one alone
-      project("runtimes", { testTimeout: 180_000, hookTimeout: 180_000, fileParallelism: false }),
+      // Bun, Deno and workerd (miniflare), from this project's devDependencies, against the emulator (one miniflare
+      // at a time on the machine: test/support/runtimes.ts)
+      project("runtimes", { testTimeout: 180_000, hookTimeout: 180_000 }),
       // npm run pack, then the Effect 4 tarballs installed into a fresh Effect 4.1 app (scripts/pack.mjs)
       {
         test: {
