@@ -211,6 +211,6 @@ if (failures.length > 0) console.log(`\nfailed tests:\n${failures.map((line) => 
 const failedSteps = steps.filter(([, ok]) => !ok).map(([name]) => name)
 if (failedSteps.length > 0) console.log(`\nfailed steps: ${failedSteps.join(", ")}`)
 const seconds = Math.round((performance.now() - started) / 1000)
-console.log(`npm test took ${Math.floor(seconds / 60)} min ${seconds % 60} s`)
+console.log(`${fast ? "npm run test:fast" : "npm test"} took ${Math.floor(seconds / 60)} min ${seconds % 60} s`)
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`)
 process.exit(failedSteps.length > 0 || failed > 0 || passed === 0 ? 1 : 0)
