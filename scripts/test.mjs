@@ -70,6 +70,8 @@ const unitArgs = [
   ...excludeSlowFiles
 ]
 const extraArgs = fast ? [] : process.argv.slice(2)
+// a file filter (`npm test -- name`) applies to both of the Effect 3 line's runs, and may match files of only one
+const filtered = extraArgs.some((arg) => !arg.startsWith("-"))
 const results = join(root, ".vitest-results.json")
 const unitResults = join(root, ".vitest-results.units.json")
 
@@ -130,7 +132,14 @@ const consumerRun = everything
 // that line, isolated (SERVICE_SDK_TEST_SLOW_FILES: the unit projects take only their slow files)
 const unitsOk =
   fast || everything
-    ? await vitest("unit files (Effect 3 line)", process.execPath, rootVitest, unitArgs, root, unitResults)
+    ? await vitest(
+        "unit files (Effect 3 line)",
+        process.execPath,
+        rootVitest,
+        [...unitArgs, ...extraArgs, ...(filtered ? ["--passWithNoTests"] : [])],
+        root,
+        unitResults
+      )
     : true
 const vitestOk = fast
   ? true
@@ -138,7 +147,7 @@ const vitestOk = fast
       "vitest",
       process.execPath,
       rootVitest,
-      [...(everything ? ["--project=!*consumer"] : []), ...extraArgs],
+      [...(everything ? ["--project=!*consumer"] : []), ...extraArgs, ...(filtered ? ["--passWithNoTests"] : [])],
       root,
       results,
       everything ? { SERVICE_SDK_TEST_SLOW_FILES: "1" } : {}

@@ -33,14 +33,7 @@ const thisVitest = fileURLToPath(new URL("./node_modules/vitest/dist/index.js", 
 const workers = Number(process.env.SERVICE_SDK_TEST_WORKERS) || availableParallelism() + 1
 
 /** The longest files start first, so that none of them is the tail of the run. */
-const slowFirstHints = [
-  "redis/test/faults/failover",
-  "consumer/",
-  "redis/test/faults/",
-  "processes",
-  "mixedFleet",
-  "runtimes/"
-]
+const slowFirstHints = ["redis/test/faults/failover", "consumer/", "redis/test/faults/", "processes", "mixedFleet"]
 
 class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: Array<TestSpecification>) {
@@ -69,9 +62,11 @@ export default defineConfig({
         }),
         resolve: { conditions, alias: [{ find: /^vitest$/, replacement: thisVitest }] }
       },
-      // Bun, Deno and workerd (miniflare), from this project's devDependencies, against the emulator (one miniflare
-      // at a time on the machine: test/support/runtimes.ts)
-      project("runtimes", { testTimeout: 180_000, hookTimeout: 180_000 }),
+      // Bun, Deno and workerd (miniflare), from this project's devDependencies, against the emulator
+      // one file at a time, after the other projects: a response body came back unreadable ("Body has already been
+      // read") with two miniflares side by side (2 runs of 3), and once with one miniflare beside the other suites
+      // (a fresh-clone run, 2026-12-07: the files took turns); never at the end of the run
+      project("runtimes", { testTimeout: 180_000, hookTimeout: 180_000, fileParallelism: false }),
       // npm run pack, then the Effect 4 tarballs installed into a fresh Effect 4.1 app (scripts/pack.mjs)
       {
         test: {

@@ -8,9 +8,7 @@ import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { builtinModules } from "node:module"
 import { tmpdir } from "node:os"
-import { createServer, type Server } from "node:net"
 import { join } from "node:path"
-import { setTimeout as sleep } from "node:timers/promises"
 import { build } from "esbuild"
 import type { Miniflare } from "miniflare"
 import { afterAll, beforeAll, expect, it } from "vitest"
@@ -216,24 +214,6 @@ export const burst = async (mf: Miniflare, path: string, count: number) => {
   )
 }
 
-/**
- * One miniflare at a time on this machine, across test files: two side by side made a response body unreadable
- * ("Body has already been read", 2 runs of 3), never one alone. The turn is a listening socket in Linux's abstract
- * namespace, which the kernel frees when its process ends, so a crashed file never holds it. Other files of the
- * project run meanwhile (they used to wait for the runtimes' files, run one at a time at the end).
- */
-const miniflareTurn = async (): Promise<Server> => {
-  for (;;) {
-    const server = createServer()
-    const listening = await new Promise<boolean>((resolve) => {
-      server.once("error", () => resolve(false))
-      server.listen({ path: "\0service-sdk-test-miniflare" }, () => resolve(true))
-    })
-    if (listening) return server.unref()
-    await sleep(100)
-  }
-}
-
 /** A Worker in miniflare beside its own emulator, made before the tests of the enclosing `describe`, gone after. */
 export interface WorkerWorld {
   readonly mf: () => Miniflare
@@ -251,13 +231,11 @@ export const workerBesideEmulator = (options: {
   let emulator: RunningEmulator | undefined
   let dir: string | undefined
   let mf: Miniflare | undefined
-  let turn: Server | undefined
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "service-sdk-workerd-"))
     const script = join(dir, "worker.mjs")
     const [started] = await Promise.all([startEmulatorPatiently(options.emulatorArgs), options.bundle(script)])
     emulator = started
-    turn = await miniflareTurn()
     const { Miniflare } = await import("miniflare")
     mf = new Miniflare({
       modules: true,
@@ -275,7 +253,6 @@ export const workerBesideEmulator = (options: {
   })
   afterAll(async () => {
     await mf?.dispose()
-    await new Promise((resolve) => (turn === undefined ? resolve(undefined) : turn.close(resolve)))
     await emulator?.stop()
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   })
