@@ -16,7 +16,7 @@ const project = (
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // npm test's first run (scripts/test.mjs): a unit project's slow files only, its others run after, sharing modules
+    // npm test's second Effect 3 run (scripts/test.mjs): a unit project's slow files only (its others ran first)
     ...(slowFilesOnly && unitProjects.includes(name) ? { include: slowFilesInclude } : {}),
     ...extra
   }

@@ -1,8 +1,8 @@
 /**
- * The test files that run outside the process: OS processes, Chromium, Redis, bundles, installs, the docs. Both lines'
- * configs and `scripts/test.mjs` read them from here. `npm run test:fast` leaves them out; `npm test` runs them
- * isolated, each file in its own worker, and the unit packages' other files in a second run that shares modules
- * (`scripts/test.mjs`).
+ * The test files that run outside the process: OS processes, Chromium, Redis, bundles, installs, the docs.
+ * `vitest.workspace.ts` and `scripts/test.mjs` (for both lines' `--exclude`) read them from here. `npm run test:fast`
+ * leaves them out. `npm test` runs the unit projects' other files first, sharing modules, then these, each isolated
+ * in its own worker.
  */
 export const slowFiles = [
   "**/*processes*.test.ts",
@@ -38,5 +38,5 @@ export const slowFilesInclude = slowFiles.map((glob) =>
   glob.endsWith("/**") ? `${glob}/*.test.ts` : glob.endsWith("*") ? `${glob}.test.ts` : glob
 )
 
-/** Set by `npm test`'s first run: the unit projects then take only their slow files. */
+/** Set by `npm test`'s second Effect 3 run: the unit projects then take only their slow files. */
 export const slowFilesOnly = process.env.SERVICE_SDK_TEST_SLOW_FILES === "1"
