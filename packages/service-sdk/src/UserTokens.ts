@@ -12,7 +12,7 @@ import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as RcMap from "effect/RcMap"
 import type * as Scope from "effect/Scope"
@@ -140,13 +140,9 @@ export const make = (
           name: "UserTokens"
         })
         // The store's entry decides: a user whose entry is gone was signed out (maybe by another process sharing the
-        // store), so their refresh token is not used again. A store that cannot be read does not block the renewal.
-        const renew = (current: Option.Option<TokenInfo>) =>
-          Effect.flatMap(Effect.option(cache.get), (entry) =>
-            Option.exists(entry, Option.isNone) ? Effect.fail(RefreshGrant.noToken(NOT_SIGNED_IN)) : refresh(current)
-          )
-        // an empty entry is a sign-out (here or in another process sharing the store): never written back
-        return Provider.makeService("UserTokens", { ...resolved, cache }, renew, "fail", "signedOut")
+        // store). The renewal reads it under the lock (`entryGone: "signedOut"`): an empty entry leaves no refresh
+        // token to renew with ("not signed in"), and is never written back.
+        return Provider.makeService("UserTokens", { ...resolved, cache }, refresh, "fail", "signedOut")
       }
     })
     const held = yield* SharedHold.make(users, { idleTimeToLive, scope: yield* Effect.scope })

@@ -10,7 +10,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import * as RcMap from "effect/RcMap"
 import type * as Scope from "effect/Scope"
 import type { ProtocolOptions } from "./internal/config.js"
@@ -19,7 +19,7 @@ import * as Provider from "./internal/provider.js"
 import * as RefreshGrant from "./internal/refreshGrant.js"
 import * as SingleFlight from "./internal/singleFlight.js"
 import * as SharedHold from "./internal/sharedHold.js"
-import { AuthenticationError, ConfigurationError, type TokenCacheError } from "./ServiceError.js"
+import { ConfigurationError, type TokenCacheError } from "./ServiceError.js"
 import { TokenInfo } from "./TokenInfo.js"
 import type * as TokenProvider from "./TokenProvider.js"
 import type { TokenStore } from "./TokenStore.js"
@@ -113,13 +113,10 @@ export const make = (
           name: "UserTokens",
           refreshTokenLifetime: protocol.refreshTokenLifetime
         })
-        // a user whose entry is gone was signed out (maybe by another process): the refresh token is not used again
+        // A user whose entry is gone was signed out (maybe by another process). The renewal reads it under the lock
+        // (`entryGone: "signedOut"`): an empty entry leaves no refresh token to renew with ("not signed in").
         const renew = (current: Option.Option<TokenInfo>) =>
-          Effect.flatMap(Effect.option(cache.get), (entry) =>
-            Option.exists(entry, Option.isNone)
-              ? Effect.fail(new AuthenticationError({ message: NOT_SIGNED_IN }))
-              : Effect.map(refresh(current), (token) => Provider.bind(protocol, token))
-          )
+          Effect.map(refresh(current), (token) => Provider.bind(protocol, token))
         return SingleFlight.make({
           name: "UserTokens",
           cache,

@@ -105,6 +105,32 @@ describe("UserTokens", () => {
     })
   )
 
+  it.scoped(
+    "a renewal reads the user's entry once; an entry cleared since is 'not signed in' (no_token), no request",
+    () =>
+      Effect.gen(function* () {
+        const memory = yield* TokenStore.memory()
+        let reads = 0
+        const store: TokenStore.TokenStore = (userId) => {
+          const cache = memory(userId)
+          return { ...cache, get: Effect.tap(cache.get, () => Effect.sync(() => reads++)) }
+        }
+        const { requests, users } = yield* setup(perUser, { store })
+        yield* users.signIn("alice", staleUser("alice"))
+        yield* users.signIn("bob", staleUser("bob"))
+        expect(reads).toBe(0)
+        yield* concurrently(Array.from({ length: 5 }, () => users.provider("alice").getAccessToken))
+        expect(reads).toBe(1)
+        expect((yield* requests).length).toBe(1)
+        yield* memory("bob").clear!
+        const error = yield* Effect.flip(users.provider("bob").getAccessToken)
+        expect(error.message).toContain("not signed in")
+        expect((error as AuthenticationError).payload?.error).toBe("no_token")
+        expect(reads).toBe(2)
+        expect((yield* requests).length).toBe(1)
+      })
+  )
+
   it.scoped("an entry removed behind the state's back (another process's sign-out): no refresh, 'not signed in'", () =>
     Effect.gen(function* () {
       const { requests, store, users } = yield* setup(perUser)

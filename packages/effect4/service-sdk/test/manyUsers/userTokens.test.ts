@@ -50,6 +50,36 @@ describe("UserTokens", () => {
     }).pipe(Effect.scoped, Effect.provide(server))
   )
 
+  it.effect(
+    "a renewal reads the user's entry once; an entry cleared since is 'not signed in' (no_token), no request",
+    () =>
+      Effect.gen(function* () {
+        const memory = yield* TokenStore.memory()
+        let reads = 0
+        const store: TokenStore.TokenStore = (userId) => {
+          const cache = memory(userId)
+          return { ...cache, get: Effect.tap(cache.get, () => Effect.sync(() => reads++)) }
+        }
+        const users = yield* UserTokens.make({ ...credentials, store })
+        yield* users.signIn("ada", signedIn("ada"))
+        yield* users.signIn("cy", signedIn("cy"))
+        assert.strictEqual(reads, 0)
+        yield* TestClock.adjust("1 minute")
+        yield* Effect.all(
+          Array.from({ length: 5 }, () => users.provider("ada").getAccessToken),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(reads, 1)
+        assert.strictEqual((yield* requests).length, 1)
+        yield* memory("cy").clear!
+        const error = yield* Effect.flip(users.provider("cy").getAccessToken)
+        assert.match(error.message, /not signed in/)
+        assert.strictEqual((error as { readonly payload?: { readonly error?: string } }).payload?.error, "no_token")
+        assert.strictEqual(reads, 2)
+        assert.strictEqual((yield* requests).length, 1)
+      }).pipe(Effect.scoped, Effect.provide(server))
+  )
+
   it.effect("signOut forgets the user's tokens in the store; the next call is 'not signed in' with no request", () =>
     Effect.gen(function* () {
       const store = yield* TokenStore.memory()

@@ -157,13 +157,20 @@ export const make = (options: {
       return Option.none<Changed>()
     })
 
+  /** Whether the renewal's entry is gone from a store where that means a sign-out (`entryGone: "signedOut"`). */
+  const signedOut = (target: Target) =>
+    options.entryGone === "signedOut" && target._tag === "Shared" && Option.isNone(target.expected)
+
   const renewNow = (
     usable: (token: TokenInfo) => boolean,
     target: Target,
     again = false
   ): Effect.Effect<Redacted.Redacted<string>, AuthenticationError | TransportError> =>
     Effect.gen(function* () {
-      const current = Option.map(MutableRef.get(memo.cell).memo, (entry) => entry.token)
+      // an empty entry, read under the lock for this renewal, is a sign-out (here or elsewhere): nothing to renew with
+      const current = signedOut(target)
+        ? Option.none()
+        : Option.map(MutableRef.get(memo.cell).memo, (entry) => entry.token)
       const started = yield* clock.currentTimeMillis
       const renewed = yield* Effect.either(options.renew(current))
       if (renewed._tag === "Left") {

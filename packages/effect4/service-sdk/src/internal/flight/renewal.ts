@@ -144,13 +144,18 @@ export const make = (options: {
       return Option.none<Changed>()
     })
 
+  /** Whether the renewal's entry is gone from a store where that means a sign-out (`entryGone: "signedOut"`). */
+  const signedOut = (target: Target) =>
+    options.entryGone === "signedOut" && target._tag === "Shared" && Option.isNone(target.expected)
+
   const renewNow = (
     usable: (token: TokenInfo) => boolean,
     target: Target,
     again = false
   ): Effect.Effect<Redacted.Redacted<string>, AuthenticationError | TransportError> =>
     Effect.gen(function* () {
-      const current = Option.fromUndefinedOr(MutableRef.get(memo.cell).memo?.token)
+      // an empty entry, read under the lock for this renewal, is a sign-out (here or elsewhere): nothing to renew with
+      const current = signedOut(target) ? Option.none() : Option.fromUndefinedOr(MutableRef.get(memo.cell).memo?.token)
       const started = yield* Clock.currentTimeMillis
       const renewed = yield* Effect.result(options.renew(current))
       if (renewed._tag === "Failure") {
