@@ -74,18 +74,23 @@ export const make = (oauth: Pick<OAuthClient.Service, "refresh">, options: Optio
     // the protocol keeps the refresh token sent when the response has none; the scope and the sign-in carry over
     // (refreshing does not extend a sign-in: refresh tokens that expire)
     return oauth.refresh(refreshToken).pipe(
-      Effect.map((token) =>
-        SignIn.carried(
-          previous,
-          token.scope !== undefined || previous?.scope === undefined
-            ? token
-            : derivedToken({ ...token, scope: previous.scope })
-        )
-      ),
-      Effect.tap((token) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          SignIn.warnNearEnd(options.name ?? "refresh", token, options.refreshTokenLifetime, now / 1000)
-        )
+      Effect.flatMap((response) =>
+        Effect.clockWith((clock) => {
+          const token = SignIn.carried(
+            previous,
+            response.scope !== undefined || previous?.scope === undefined
+              ? response
+              : derivedToken({ ...response, scope: previous.scope })
+          )
+          const nowSeconds = clock.unsafeCurrentTimeMillis() / 1000
+          const warning = SignIn.nearEndWarning(
+            options.name ?? "refresh",
+            token,
+            options.refreshTokenLifetime,
+            nowSeconds
+          )
+          return warning === undefined ? Effect.succeed(token) : Effect.as(Effect.logWarning(warning), token)
+        })
       ),
       Effect.catchIf(SignIn.isFinalRefusal, (error) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {

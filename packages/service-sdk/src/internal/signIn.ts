@@ -7,9 +7,9 @@
  * `shared/signInEnd.ts`'s, one for both lines.
  */
 import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
 import { AuthenticationError } from "../ServiceError.js"
 import { TokenInfo } from "../TokenInfo.js"
+import { derivedToken } from "./derivedToken.js"
 import * as Rules from "@service-sdk/shared/signInEnd"
 
 /** How long before the end of a sign-in each renewal logs a warning. */
@@ -40,29 +40,28 @@ export const carried = (previous: TokenInfo | undefined, next: TokenInfo): Token
   (previous.signedInAt === undefined && previous.signInEndsAt === undefined) ||
   (next.signedInAt !== undefined && next.signInEndsAt !== undefined)
     ? next
-    : new TokenInfo({
+    : derivedToken({
         ...next,
         signedInAt: next.signedInAt ?? previous.signedInAt,
         signInEndsAt: next.signInEndsAt ?? previous.signInEndsAt
       })
 
-/** Logs a warning when the sign-in of `token` ends within {@link WARN_BEFORE_END} of `nowSeconds`. */
-export const warnNearEnd = (
+/**
+ * The warning to log when the sign-in of `token` ends within {@link WARN_BEFORE_END} of `nowSeconds`, if it does.
+ * Never throws: it runs after a token response, whose rotated refresh token must be stored whatever happens here.
+ */
+export const nearEndWarning = (
   name: string,
   token: TokenInfo,
   lifetime: Duration.Duration | undefined,
   nowSeconds: number
-): Effect.Effect<void> =>
-  // never fails: it runs after a token response, whose rotated refresh token must be stored whatever happens here
-  Effect.suspend(() => {
-    let warning: string | undefined
-    try {
-      warning = Rules.nearEndWarning(name, endOf(token, lifetime), nowSeconds)
-    } catch {
-      warning = undefined
-    }
-    return warning === undefined ? Effect.void : Effect.logWarning(warning)
-  })
+): string | undefined => {
+  try {
+    return Rules.nearEndWarning(name, endOf(token, lifetime), nowSeconds)
+  } catch {
+    return undefined
+  }
+}
 
 /**
  * The AuthenticationError for a refresh token the server refused for good (`invalid_grant`, or a 400 with no error

@@ -3,8 +3,9 @@
  * outcome they all share. Each job has its place under `flight/`:
  * - `state`: the one state model (memo, renewal under way, renewal ahead, cache outage, unwritten token);
  * - `memo`: the newest token known, fed by renewals and by reads of the shared cache;
- * - `join`: the local single flight (callers join the renewal under way and share its outcome);
- * - `crossProcess`: the local lock, the cache's cross-process `withLock`, and the degraded mode;
+ * - `join`: the flight's turn, this process's lock: one renewal (or store, or sign-out) at a time; callers join the
+ *   renewal under way and share its outcome;
+ * - `crossProcess`: the cache's cross-process `withLock`, and the degraded mode;
  * - `renewal`: one renewal, and the `invalid_grant` re-read and mark;
  * - `sharedWrite`: writes through `compareAndSet`, retried in the background when the cache is unreachable;
  * - `refreshAhead`: renewals started before staleness;
@@ -38,10 +39,10 @@ export interface SingleFlight {
   readonly getAccessToken: Effect.Effect<Redacted.Redacted<string>, TokenFailure>
   /** A token other than `rejected`: the cached one when another fiber already replaced it, else a renewal. */
   readonly forceRefresh: (rejected: Redacted.Redacted<string>) => Effect.Effect<Redacted.Redacted<string>, TokenFailure>
-  /** Stores a token obtained elsewhere (a code exchange, a sign-in), under this process's lock. */
+  /** Stores a token obtained elsewhere (a code exchange, a sign-in), in the flight's turn (this process's lock). */
   readonly store: (token: TokenInfo) => Effect.Effect<void, TokenCacheError>
   /**
-   * Sign-out: forgets the token and clears the cache entry, under this process's lock and the cache's `withLock`,
+   * Sign-out: forgets the token and clears the cache entry, in the flight's turn and under the cache's `withLock`,
    * so that a renewal under way (here or elsewhere) lands before it, never after (renewals write by
    * `compareAndSet`, which an emptied entry refuses). TokenCacheError when the cache has no `clear`.
    */
@@ -90,7 +91,6 @@ export const make = (options: {
     const accepts = options.accepts ?? (() => true)
     const entryGone = options.entryGone ?? "keep"
     const skewMillis = Duration.toMillis(options.skew)
-    const lock = yield* Effect.makeSemaphore(1)
 
     const memo = Memo.make({ name, cache, clock, skewMillis, accepts, entryGone })
     const writer = SharedWrite.make({ name, cache, cell: memo.cell, scope, entryGone })
@@ -108,12 +108,11 @@ export const make = (options: {
       name,
       cache,
       memo,
-      lock,
       renewNow,
       whenCacheDown: options.whenCacheDown ?? "fail",
       entryGone
     })
-    const { awaitUnderWay, busy, joinOrLead } = Join.make(memo.cell)
+    const { awaitUnderWay, busy, exclusive, joinOrLead } = Join.make(memo.cell)
     const ahead = RefreshAhead.make({
       name,
       cell: memo.cell,
@@ -162,7 +161,7 @@ export const make = (options: {
         : awaitUnderWay(otherwise)
     }
 
-    const store = (token: TokenInfo) => lock.withPermits(1)(Effect.zipRight(memo.remember(token), cache.set(token)))
+    const store = (token: TokenInfo) => exclusive(Effect.zipRight(memo.remember(token), cache.set(token)))
 
     const underCacheLock = <A, E>(self: Effect.Effect<A, E>): Effect.Effect<A, E | TokenCacheError> =>
       cache.withLock === undefined ? self : cache.withLock(self)
@@ -174,7 +173,7 @@ export const make = (options: {
           new TokenCacheError({
             message: "cannot sign out: this TokenStore's caches have no clear operation (give them a clear())"
           })
-        : lock.withPermits(1)(underCacheLock(Effect.zipRight(forgetAll, clearEntry)))
+        : exclusive(underCacheLock(Effect.zipRight(forgetAll, clearEntry)))
 
     return { getAccessToken, forceRefresh, store, signOut, peek, joinUnderWay }
   })

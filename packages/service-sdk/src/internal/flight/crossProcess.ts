@@ -1,5 +1,5 @@
 /**
- * Obtaining a token under the locks: this process's lock (a `Semaphore`), the memo, the shared cache, then, when
+ * Obtaining a token in the flight's turn (`join.ts`: this process's lock), from the memo, the shared cache, then, when
  * the cache has `withLock`, the lock shared by every process using it, the cache once more, and at last a renewal.
  * When the cache cannot be reached, the degraded mode: renew in this process alone (client credentials) or fail.
  */
@@ -26,7 +26,6 @@ export const make = (options: {
   readonly name: string
   readonly cache: TokenCache
   readonly memo: Memo
-  readonly lock: Effect.Semaphore
   readonly renewNow: (
     usable: (token: TokenInfo) => boolean,
     target: Target
@@ -67,48 +66,52 @@ export const make = (options: {
     )
   }
 
+  /** Under the cache's `withLock`: the entry read again, then its token served, or a renewal. */
+  const underLock = (usable: (token: TokenInfo) => boolean, mayWait: boolean) =>
+    Effect.flatMap(memo.readCache, (found) => {
+      // another process may have renewed while we waited for the cross-process lock
+      const shared = memo.usable(usable)
+      if (Option.isSome(shared)) return Effect.succeed(Option.some(shared.value.token.accessToken))
+      if (mayWait && vanishedUnderUs(found)) return Effect.succeed(Option.none())
+      return Effect.map(renewNow(usable, { _tag: "Shared", expected: found, locked: true }), Option.some)
+    })
+
+  /**
+   * Runs in the flight's turn (`join.ts`), never two at once: its first look at the memo is under the local lock.
+   * Written as steps, not a generator: it runs once per renewal of every provider (one step per read).
+   */
   const obtain = (
     usable: (token: TokenInfo) => boolean
   ): Effect.Effect<Redacted.Redacted<string>, State.TokenFailure> =>
-    options.lock.withPermits(1)(
-      Effect.gen(function* () {
-        const memoized = yield* memo.usableNow(usable)
-        if (Option.isSome(memoized)) return memoized.value.token.accessToken
-        const read = yield* Effect.either(memo.readCache)
-        if (read._tag === "Left") return yield* degraded(read.left, usable)
-        const cached = yield* memo.usableNow(usable)
-        if (Option.isSome(cached)) return cached.value.token.accessToken
-        if (cache.withLock === undefined)
-          return yield* renewNow(usable, { _tag: "Shared", expected: read.right, locked: false })
-
-        const withLock = cache.withLock
-        const underLock = (mayWait: boolean) =>
-          Effect.gen(function* () {
-            // another process may have renewed while we waited for the cross-process lock
-            const found = yield* memo.readCache
-            const shared = yield* memo.usableNow(usable)
-            if (Option.isSome(shared)) return Option.some(shared.value.token.accessToken)
-            if (mayWait && vanishedUnderUs(found)) return Option.none()
-            return Option.some(yield* renewNow(usable, { _tag: "Shared", expected: found, locked: true }))
-          })
-        // The shared entry is gone but we hold a refresh token: a renewal under way elsewhere may be rotating it.
-        // Let go of the lock for a while (its holder stores its token), then renew only if the entry is still gone.
-        // Only cache operations fail with TokenCacheError (writes of renewals never do, see `sharedWrite`).
-        return yield* withLock(underLock(true)).pipe(
-          Effect.flatMap(
-            Option.match({
-              onSome: Effect.succeed,
-              onNone: () =>
-                Effect.zipRight(
-                  Effect.sleep(VANISHED_ENTRY_GRACE),
-                  Effect.map(withLock(underLock(false)), Option.getOrThrow)
-                )
-            })
-          ),
-          Effect.catchTag("TokenCacheError", (error) => degraded(error, usable))
-        )
+    Effect.suspend(() => {
+      const memoized = memo.usable(usable)
+      if (Option.isSome(memoized)) return Effect.succeed(memoized.value.token.accessToken)
+      return Effect.matchEffect(memo.readCache, {
+        onFailure: (error) => degraded(error, usable),
+        onSuccess: (read) => {
+          const cached = memo.usable(usable)
+          if (Option.isSome(cached)) return Effect.succeed(cached.value.token.accessToken)
+          const withLock = cache.withLock
+          if (withLock === undefined) return renewNow(usable, { _tag: "Shared", expected: read, locked: false })
+          // The shared entry is gone but we hold a refresh token: a renewal under way elsewhere may be rotating it.
+          // Let go of the lock for a while (its holder stores its token), then renew only if the entry is still gone.
+          // Only cache operations fail with TokenCacheError (writes of renewals never do, see `sharedWrite`).
+          return withLock(underLock(usable, true)).pipe(
+            Effect.flatMap(
+              Option.match({
+                onSome: Effect.succeed,
+                onNone: () =>
+                  Effect.zipRight(
+                    Effect.sleep(VANISHED_ENTRY_GRACE),
+                    Effect.map(withLock(underLock(usable, false)), Option.getOrThrow)
+                  )
+              })
+            ),
+            Effect.catchTag("TokenCacheError", (error) => degraded(error, usable))
+          )
+        }
       })
-    )
+    })
 
   return obtain
 }

@@ -14,9 +14,13 @@ export interface Memo {
   readonly cell: State.Cell
   /** Replaces the memo with `token`. */
   readonly remember: (token: TokenInfo) => Effect.Effect<void>
+  /** {@link remember}, done synchronously (in a step that runs anyway). */
+  readonly keep: (token: TokenInfo) => void
   readonly forget: Effect.Effect<void>
   /** The memo when it is fresh and `usable`. */
   readonly usableNow: (usable: (token: TokenInfo) => boolean) => Effect.Effect<Option.Option<State.Entry>>
+  /** {@link usableNow}, read synchronously (in a step that runs anyway). */
+  readonly usable: (usable: (token: TokenInfo) => boolean) => Option.Option<State.Entry>
   /**
    * The shared cache's entry as stored (the `expected` of a later compare-and-set), remembered when it is this
    * provider's and the memo holds no newer token. An empty entry is a sign-out when `entryGone` says so.
@@ -37,8 +41,8 @@ export const make = (options: {
   const { cache, clock, skewMillis, accepts, name } = options
   const cell = State.make()
   const entryOf = (token: TokenInfo): State.Entry => ({ token, staleAt: State.staleAt(token, skewMillis) })
-  const remember = (token: TokenInfo) =>
-    Effect.sync(() => State.update(cell, () => ({ memo: Option.some(entryOf(token)) })))
+  const keep = (token: TokenInfo) => State.update(cell, () => ({ memo: Option.some(entryOf(token)) }))
+  const remember = (token: TokenInfo) => Effect.sync(() => keep(token))
   const forget = Effect.sync(() => State.update(cell, () => ({ memo: Option.none() })))
   const isFresh = (entry: State.Entry, now: number) => now < entry.staleAt
 
@@ -60,12 +64,12 @@ export const make = (options: {
     return Effect.as(Effect.logInfo(`${name}: the token cache answers again; renewals are shared again`), found)
   })
 
-  // the clock read synchronously (as `getAccessToken` does): one step
-  const usableNow = (usable: (token: TokenInfo) => boolean) =>
-    Effect.sync(() => {
-      const now = clock.unsafeCurrentTimeMillis()
-      return Option.filter(MutableRef.get(cell).memo, (found) => isFresh(found, now) && usable(found.token))
-    })
+  // the clock read synchronously (as `getAccessToken` does)
+  const usableEntry = (usable: (token: TokenInfo) => boolean) => {
+    const now = clock.unsafeCurrentTimeMillis()
+    return Option.filter(MutableRef.get(cell).memo, (found) => isFresh(found, now) && usable(found.token))
+  }
+  const usableNow = (usable: (token: TokenInfo) => boolean) => Effect.sync(() => usableEntry(usable))
 
-  return { cell, remember, forget, usableNow, readCache, isFresh }
+  return { cell, remember, keep, forget, usableNow, usable: usableEntry, readCache, isFresh }
 }

@@ -53,7 +53,7 @@ export type Target =
 
 export const make = (options: {
   readonly name: string
-  readonly clock: { readonly currentTimeMillis: Effect.Effect<number> }
+  readonly clock: Pick<Clock.Clock, "currentTimeMillis" | "unsafeCurrentTimeMillis">
   readonly skewMillis: number
   readonly memo: Memo
   readonly writer: SharedWrite
@@ -161,61 +161,87 @@ export const make = (options: {
   const signedOut = (target: Target) =>
     options.entryGone === "signedOut" && target._tag === "Shared" && Option.isNone(target.expected)
 
+  /** A renewal's failure: an `invalid_grant` is checked against the entry (another process may have rotated). */
+  const failed = (
+    failure: AuthenticationError | TransportError | RefreshRejected,
+    usable: (token: TokenInfo) => boolean,
+    target: Target,
+    current: Option.Option<TokenInfo>,
+    again: boolean
+  ): Effect.Effect<Redacted.Redacted<string>, AuthenticationError | TransportError> =>
+    Effect.gen(function* () {
+      if (failure._tag !== "RefreshRejected") return yield* failure
+      if (target._tag === "Local") {
+        if (failure.rejected !== undefined) yield* memo.remember(failure.rejected)
+        return yield* failure.error
+      }
+      /** Serves a changed entry's token, or renews once with its newer refresh token. */
+      const take = (found: Changed) =>
+        found._tag === "Serve"
+          ? Effect.as(memo.remember(found.token), found.token.accessToken)
+          : Effect.zipRight(
+              Effect.zipRight(
+                memo.remember(found.token),
+                Effect.logDebug(`${name}: the token cache holds a newer refresh token (restored); renewing with it`)
+              ),
+              renewNow(usable, { ...target, expected: Option.some(found.token) }, true)
+            )
+      // Another process may have renewed with a newer refresh token: ours was then rotated out.
+      const other = yield* winnerOfRace(usable, current, target.locked)
+      if (Option.isSome(other) && !(again && other.value._tag === "RenewFrom")) return yield* take(other.value)
+      if (failure.rejected !== undefined) {
+        const marked = yield* writer.mark(target.expected, failure.rejected)
+        if (marked._tag === "Refused") {
+          const found = yield* changed(marked.now, current, usable)
+          if (Option.isSome(found) && !(again && found.value._tag === "RenewFrom")) return yield* take(found.value)
+        }
+        yield* memo.remember(failure.rejected)
+      }
+      return yield* failure.error
+    })
+
+  /** The renewed token kept: in the memo, and in the entry it replaces (`target`). */
+  const renewed = (
+    token: TokenInfo,
+    usable: (token: TokenInfo) => boolean,
+    target: Target
+  ): Effect.Effect<Redacted.Redacted<string>, AuthenticationError> => {
+    if (target._tag === "Local") {
+      memo.keep(token)
+      return Effect.succeed(token.accessToken)
+    }
+    // the token is good even when the cache cannot keep it now: served, and written in the background
+    return Effect.flatMap(writer.write(target.expected, token), (outcome) => {
+      if (outcome._tag === "Refused") return refused(outcome.now, token, usable)
+      memo.keep(token)
+      return Effect.succeed(token.accessToken)
+    })
+  }
+
+  // Written as steps, not a generator, on the path every renewal takes; its continuations update the memo
+  // synchronously (each runs once, in the renewing fiber).
   const renewNow = (
     usable: (token: TokenInfo) => boolean,
     target: Target,
     again = false
   ): Effect.Effect<Redacted.Redacted<string>, AuthenticationError | TransportError> =>
-    Effect.gen(function* () {
+    Effect.suspend(() => {
       // an empty entry, read under the lock for this renewal, is a sign-out (here or elsewhere): nothing to renew with
       const current = signedOut(target)
         ? Option.none()
         : Option.map(MutableRef.get(memo.cell).memo, (entry) => entry.token)
-      const started = yield* clock.currentTimeMillis
-      const renewed = yield* Effect.either(options.renew(current))
-      if (renewed._tag === "Left") {
-        const failure = renewed.left
-        if (failure._tag !== "RefreshRejected") return yield* failure
-        if (target._tag === "Local") {
-          if (failure.rejected !== undefined) yield* memo.remember(failure.rejected)
-          return yield* failure.error
+      const started = clock.unsafeCurrentTimeMillis()
+      return Effect.matchEffect(options.renew(current), {
+        onFailure: (failure) => failed(failure, usable, target, current, again),
+        onSuccess: (fresh) => {
+          const now = clock.unsafeCurrentTimeMillis()
+          const token = State.fromRequestStart(fresh, started, now)
+          return Effect.zipRight(
+            Effect.logDebug(`${name}: token refreshed, expires in ${Math.round(token.expiresAt - now / 1000)} s`),
+            renewed(token, usable, target)
+          )
         }
-        /** Serves a changed entry's token, or renews once with its newer refresh token. */
-        const take = (found: Changed) =>
-          found._tag === "Serve"
-            ? Effect.as(memo.remember(found.token), found.token.accessToken)
-            : Effect.zipRight(
-                Effect.zipRight(
-                  memo.remember(found.token),
-                  Effect.logDebug(`${name}: the token cache holds a newer refresh token (restored); renewing with it`)
-                ),
-                renewNow(usable, { ...target, expected: Option.some(found.token) }, true)
-              )
-        // Another process may have renewed with a newer refresh token: ours was then rotated out.
-        const other = yield* winnerOfRace(usable, current, target.locked)
-        if (Option.isSome(other) && !(again && other.value._tag === "RenewFrom")) return yield* take(other.value)
-        if (failure.rejected !== undefined) {
-          const marked = yield* writer.mark(target.expected, failure.rejected)
-          if (marked._tag === "Refused") {
-            const found = yield* changed(marked.now, current, usable)
-            if (Option.isSome(found) && !(again && found.value._tag === "RenewFrom")) return yield* take(found.value)
-          }
-          yield* memo.remember(failure.rejected)
-        }
-        return yield* failure.error
-      }
-      const now = yield* clock.currentTimeMillis
-      const token = State.fromRequestStart(renewed.right, started, now)
-      yield* Effect.logDebug(`${name}: token refreshed, expires in ${Math.round(token.expiresAt - now / 1000)} s`)
-      if (target._tag === "Local") {
-        yield* memo.remember(token)
-        return token.accessToken
-      }
-      // the token is good even when the cache cannot keep it now: served, and written in the background
-      const outcome = yield* options.writer.write(target.expected, token)
-      if (outcome._tag === "Refused") return yield* refused(outcome.now, token, usable)
-      yield* memo.remember(token)
-      return token.accessToken
+      })
     })
 
   return renewNow
