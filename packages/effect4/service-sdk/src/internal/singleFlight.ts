@@ -3,8 +3,9 @@
  * outcome they all share. Each job has its place under `flight/`:
  * - `state`: the one state model (memo, renewal under way, renewal ahead, cache outage, unwritten token);
  * - `memo`: the newest token known, fed by renewals and by reads of the shared cache;
- * - `join`: the local single flight (callers join the renewal under way and share its outcome);
- * - `crossProcess`: the local lock, the cache's cross-process `withLock`, and the degraded mode;
+ * - `join`: the flight's turn, this process's lock: one renewal (or store, or sign-out) at a time; callers join the
+ *   renewal under way and share its outcome;
+ * - `crossProcess`: the cache's cross-process `withLock`, and the degraded mode;
  * - `renewal`: one renewal, and the `invalid_grant` re-read and mark;
  * - `sharedWrite`: writes through `compareAndSet`, retried in the background when the cache is unreachable;
  * - `refreshAhead`: renewals started before staleness;
@@ -15,7 +16,6 @@ import * as Effect from "effect/Effect"
 import * as MutableRef from "effect/MutableRef"
 import type * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
-import * as Semaphore from "effect/Semaphore"
 import { TokenCacheError } from "../ServiceError.js"
 import type { TokenCache } from "../TokenCache.js"
 import type { TokenInfo } from "../TokenInfo.js"
@@ -37,9 +37,9 @@ export interface SingleFlight {
   readonly getAccessToken: Effect.Effect<Redacted.Redacted<string>, TokenFailure>
   /** A token other than `rejected`: the cached one when another fiber already replaced it, else a renewal. */
   readonly forceRefresh: (rejected: Redacted.Redacted<string>) => Effect.Effect<Redacted.Redacted<string>, TokenFailure>
-  /** Stores a token obtained elsewhere (a code exchange, a sign-in), under this process's lock. */
+  /** Stores a token obtained elsewhere (a code exchange, a sign-in), in the flight's turn (this process's lock). */
   readonly store: (token: TokenInfo) => Effect.Effect<void, TokenCacheError>
-  /** Forgets the token and clears the entry, under this process's lock and the cache's `withLock`. */
+  /** Forgets the token and clears the entry, in the flight's turn and under the cache's `withLock`. */
   readonly signOut: Effect.Effect<void, TokenCacheError>
   /**
    * The cached token while it is fresh and no renewal ahead is due, read synchronously (the Promise facade's fast
@@ -75,7 +75,6 @@ export const make = (options: {
     // background work (a retried cache write, a renewal ahead of expiry) lives in the provider's scope: closing it
     // (a layer's, a user's state's) stops that work; nothing is forked detached
     const scope = yield* Scope.Scope
-    const lock = yield* Semaphore.make(1)
 
     const memo = Memo.make({ cache, skewMillis, accepts, entryGone })
     const writer = SharedWrite.make({ name, cache, cell: memo.cell, scope, accepts })
@@ -84,14 +83,13 @@ export const make = (options: {
       name,
       cache,
       memo,
-      lock,
       renewNow,
       whenCacheDown: options.whenCacheDown,
       entryGone
     })
     /** What each waiter of an interrupted renewal runs: the stale path again (`stale`, built below). */
     const again: Effect.Effect<Redacted.Redacted<string>, TokenFailure> = Effect.suspend(() => stale.self)
-    const { busy, joinOrLead, joinOrLeadWith } = Join.make(memo.cell, again)
+    const { busy, exclusive, joinOrLead, joinOrLeadWith } = Join.make(memo.cell, again)
     const ahead = RefreshAhead.make({
       name,
       cell: memo.cell,
@@ -125,7 +123,7 @@ export const make = (options: {
     }
 
     const store = (token: TokenInfo) =>
-      lock.withPermits(1)(
+      exclusive(
         Effect.andThen(
           Effect.sync(() => memo.remember(token)),
           cache.set(token)
@@ -138,7 +136,7 @@ export const make = (options: {
     const signOut: Effect.Effect<void, TokenCacheError> =
       clear === undefined
         ? Effect.fail(new TokenCacheError({ message: "cannot sign out: this token cache has no clear operation" }))
-        : lock.withPermits(1)(
+        : exclusive(
             underCacheLock(
               Effect.andThen(
                 Effect.sync(() => memo.forget()),

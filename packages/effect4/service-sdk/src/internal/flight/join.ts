@@ -1,7 +1,7 @@
 /**
- * The shared outcome: callers that arrive while a renewal runs wait for it together and get its token, or its
- * failure, all at once (the next call after that renews again). When it was interrupted they go on: one of them
- * renews.
+ * The flight's turn, its only lock in this process: one renewal (or a sign-in's store, a sign-out) at a time. Callers
+ * that arrive while a renewal runs wait for it together and get its token, or its failure, all at once (the next call
+ * after that renews again). When it was interrupted they go on: one of them renews.
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -27,15 +27,21 @@ export const make = (
    * one a 401 rejected) makes the caller lead another; `usable` undefined: any token of the renewal will do (a joiner
    * then only awaits it).
    */
-  const joinOrLeadWith = (
-    work: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>,
-    usable: ((token: Redacted.Redacted<string>) => boolean) | undefined
-  ): Joinable => {
-    const lead = Effect.uninterruptibleMask((restore) =>
+  /**
+   * Runs `work` as the one under way (the flight's turn: one at a time), or, when another is under way, `whenBusy`
+   * with it. Callers that arrive meanwhile await its promise, settled with `outcomeOf` its exit. Only the leader
+   * allocates (its promise, its uninterruptible region).
+   */
+  const leading = <A, E>(
+    work: Effect.Effect<A, E>,
+    outcomeOf: (exit: Exit.Exit<A, E>) => Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>,
+    whenBusy: (running: State.Renewing) => Effect.Effect<A, E>
+  ): Effect.Effect<A, E> =>
+    Effect.uninterruptibleMask((restore) =>
       Effect.gen(function* () {
         // the fiber may have yielded since it looked: another caller may lead by now
         const other = MutableRef.get(cell).renewing
-        if (other !== undefined) return yield* restore(join(other))
+        if (other !== undefined) return yield* restore(whenBusy(other))
         let settle!: (outcome: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>) => void
         const running: State.Renewing = {
           outcome: new Promise((resolve) => {
@@ -45,9 +51,36 @@ export const make = (
         State.update(cell, () => ({ renewing: running }))
         const exit = yield* Effect.exit(restore(work))
         State.update(cell, (state) => (state.renewing === running ? { renewing: undefined } : {}))
-        settle(Exit.hasInterrupts(exit) ? again : exit)
+        settle(outcomeOf(exit))
         return yield* exit
       })
+    )
+
+  /**
+   * `work` in the flight's turn, as a renewal would run (a sign-in's store, a sign-out): after the renewal under way,
+   * before the next. Callers that arrive meanwhile wait for it, then go on (`again`: one of them renews if it must).
+   */
+  const exclusive = <A, E>(work: Effect.Effect<A, E>): Effect.Effect<A, E> => {
+    const self: Effect.Effect<A, E> = leading(
+      work,
+      () => again,
+      (running) =>
+        Effect.andThen(
+          Effect.promise(() => running.outcome),
+          Effect.suspend(() => self)
+        )
+    )
+    return self
+  }
+
+  const joinOrLeadWith = (
+    work: Effect.Effect<Redacted.Redacted<string>, State.TokenFailure>,
+    usable: ((token: Redacted.Redacted<string>) => boolean) | undefined
+  ): Joinable => {
+    const lead = leading(
+      work,
+      (exit) => (Exit.hasInterrupts(exit) ? again : exit),
+      (other) => join(other)
     )
     // a herd's joiners share one effect per renewal: nothing is made per caller
     let joined:
@@ -84,5 +117,5 @@ export const make = (
   /** Whether a renewal is under way. */
   const busy = () => MutableRef.get(cell).renewing !== undefined
 
-  return { joinOrLeadWith, joinOrLead, busy }
+  return { joinOrLeadWith, joinOrLead, exclusive, busy }
 }
