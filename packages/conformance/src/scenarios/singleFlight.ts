@@ -133,6 +133,24 @@ export const singleFlight: ReadonlyArray<Scenario> = [
     }
   },
   {
+    id: "UserTokens: a sign-in while that user's renewal is under way lands after it: the renewal serves its token, then the sign-in's",
+    run: async (driver, server) => {
+      const { renewing, users } = await renewalUnderWay(driver, server)
+      const signedIn = users.signIn("u", {
+        accessToken: "signed-in",
+        refreshToken: "refresh-u-2",
+        expiresAt: Date.now() / 1000 + 3600
+      })
+      // the sign-in waits for the renewal's turn: the renewal is not refused by it, and serves the token it got
+      assert.equal(ok(await renewing), "token-1")
+      ok(await signedIn)
+      server.setTokenDelay(0)
+      assert.equal(ok(await users.getAccessToken("u")), "signed-in")
+      assert.equal(server.tokenRequests().length, 1)
+      await users.close()
+    }
+  },
+  {
     id: "UserTokens: an entry cleared elsewhere during that user's renewal is a sign-out: not served, kept or written back",
     run: async (driver, server) => {
       const { renewing, users } = await renewalUnderWay(driver, server)
