@@ -191,8 +191,8 @@ export const make = (
         const error = userIdError(userId)
         if (error !== undefined) return failBadUserId(error)
         const id = userId
-        // under the user's lock and the store's cross-process lock: a renewal under way lands first, and one that
-        // was under way elsewhere cannot write its token back (its compare-and-set finds the entry gone)
+        // in the user's turn (the flight's local lock) and under the store's cross-process lock: a renewal under way
+        // lands first, and one under way elsewhere cannot write its token back (its compare-and-set finds the entry gone)
         return withUser(id, (state) => state.signOut).pipe(
           Effect.zipRight(held.drop(id)),
           Effect.zipRight(RcMap.invalidate(users, id))

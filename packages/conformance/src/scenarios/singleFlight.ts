@@ -133,6 +133,19 @@ export const singleFlight: ReadonlyArray<Scenario> = [
     }
   },
   {
+    id: "UserTokens: a stale token whose entry was cleared elsewhere: AuthenticationError no_token, no request",
+    run: async (driver, server) => {
+      const users = ok(await driver.userTokens(credentials(server)))
+      ok(await users.signIn("u", { accessToken: "stale", refreshToken: "refresh-u", expiresAt: Date.now() / 1000 - 1 }))
+      ok(await users.clearElsewhere("u"))
+      const error = failure(await users.getAccessToken("u"), "AuthenticationError")
+      assert.match(error.shown, /not signed in/)
+      assert.match(error.shown, /no_token/)
+      assert.equal(server.tokenRequests().length, 0)
+      await users.close()
+    }
+  },
+  {
     id: "UserTokens: a sign-in while that user's renewal is under way lands after it: the renewal serves its token, then the sign-in's",
     run: async (driver, server) => {
       const { renewing, users } = await renewalUnderWay(driver, server)
