@@ -50,7 +50,7 @@ export const make = (options: {
               `${name}: the token cache cannot be reached (${error.message}); renewing in this process until it answers`
             )
           }
-          const memoized = yield* memo.usableNow(usable)
+          const memoized = memo.usable(usable)
           if (Option.isSome(memoized)) return memoized.value.token.accessToken
           return yield* renewNow(usable, { _tag: "Local" })
         })

@@ -17,9 +17,7 @@ export interface Memo {
   /** {@link remember}, done synchronously (in a step that runs anyway). */
   readonly keep: (token: TokenInfo) => void
   readonly forget: Effect.Effect<void>
-  /** The memo when it is fresh and `usable`. */
-  readonly usableNow: (usable: (token: TokenInfo) => boolean) => Effect.Effect<Option.Option<State.Entry>>
-  /** {@link usableNow}, read synchronously (in a step that runs anyway). */
+  /** The memo when it is fresh and `usable`, read synchronously (in a step that runs anyway). */
   readonly usable: (usable: (token: TokenInfo) => boolean) => Option.Option<State.Entry>
   /**
    * The shared cache's entry as stored (the `expected` of a later compare-and-set), remembered when it is this
@@ -69,7 +67,6 @@ export const make = (options: {
     const now = clock.unsafeCurrentTimeMillis()
     return Option.filter(MutableRef.get(cell).memo, (found) => isFresh(found, now) && usable(found.token))
   }
-  const usableNow = (usable: (token: TokenInfo) => boolean) => Effect.sync(() => usableEntry(usable))
 
-  return { cell, remember, keep, forget, usableNow, usable: usableEntry, readCache, isFresh }
+  return { cell, remember, keep, forget, usable: usableEntry, readCache, isFresh }
 }
