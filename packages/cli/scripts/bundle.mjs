@@ -15,7 +15,7 @@ import { writeNotices } from "../../../scripts/notices.mjs"
 const cli = fileURLToPath(new URL("..", import.meta.url))
 const outdir = join(cli, "bundle")
 // Tests may run the bin while another test rebuilds it: build aside, then move each file in atomically (chunks
-// first, the entry last). `--clean` (prepack) drops what the new build does not have.
+// first, the entry last).
 const staging = join(cli, `bundle.tmp-${process.pid}`)
 
 rmSync(staging, { recursive: true, force: true })
@@ -39,7 +39,6 @@ const result = await build({
 })
 
 const written = Object.keys(result.metafile.outputs).map((file) => relative(staging, join(cli, file)))
-if (process.argv.includes("--clean")) rmSync(outdir, { recursive: true, force: true })
 for (const file of [...written.filter((file) => file !== "bin.js"), "bin.js"]) {
   mkdirSync(dirname(join(outdir, file)), { recursive: true })
   renameSync(join(staging, file), join(outdir, file))
@@ -65,6 +64,8 @@ await build({
 renameSync(indexStaging, join(cli, "dist", "index.js"))
 rmSync(join(cli, "dist", "index.js.map"), { force: true })
 
+// `--clean` (prepack): chunks the new build does not have go once it is in place (never the whole directory first: a
+// test running the bin meanwhile would find no bin.js)
 if (process.argv.includes("--clean")) {
   const kept = new Set(written)
   for (const file of readdirSync(join(outdir, "chunks"))) {
